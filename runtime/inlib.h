@@ -1,0 +1,21 @@
+/*
+ * The per-thread "inside the library" mark. While it is non-zero, every
+ * interposed function passes straight to libc, so calls made by the stack,
+ * the runtime or DPDK never re-enter the library. Set by preload wrappers
+ * around calls into the stack/runtime, and permanently (1) in threads the
+ * library owns (progress thread).
+ */
+#ifndef ACCEL_RT_INLIB_H
+#define ACCEL_RT_INLIB_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern __thread int rt_in_lib;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_RT_INLIB_H */

@@ -1,0 +1,41 @@
+/*
+ * Logging: levels and a subsystem name, written with raw write(2) to stderr
+ * or ACCEL_LOG_FILE, never stdout and never stdio. errno is preserved.
+ * Each line: "accel[pid:tid] level subsys: message".
+ */
+#ifndef ACCEL_RT_LOG_H
+#define ACCEL_RT_LOG_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rt_log_level {
+    RT_LOG_ERROR = 0,
+    RT_LOG_WARN = 1,
+    RT_LOG_NOTICE = 2,
+    RT_LOG_INFO = 3,
+    RT_LOG_DEBUG = 4,
+};
+
+extern int rt_log_level; /* current level, set from ACCEL_LOG_LEVEL */
+
+void rt_log_write(int level, const char *subsys, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define RT_LOG(level, subsys, ...)                                         \
+    do {                                                                   \
+        if ((level) <= rt_log_level)                                       \
+            rt_log_write((level), (subsys), __VA_ARGS__);                  \
+    } while (0)
+
+#define RT_ERR(subsys, ...) RT_LOG(RT_LOG_ERROR, subsys, __VA_ARGS__)
+#define RT_WARN(subsys, ...) RT_LOG(RT_LOG_WARN, subsys, __VA_ARGS__)
+#define RT_INFO(subsys, ...) RT_LOG(RT_LOG_INFO, subsys, __VA_ARGS__)
+#define RT_DBG(subsys, ...) RT_LOG(RT_LOG_DEBUG, subsys, __VA_ARGS__)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_RT_LOG_H */

@@ -1,0 +1,84 @@
+/*
+ * runtime: the process-wide data path around the stack.
+ *
+ * Contract for callers (preload/):
+ *  - rt_start() brings up EAL, the mbuf pool, the port and the stack, once,
+ *    lazily, from the first thread that needs the data path. It never calls
+ *    exit(); on any failure it logs one line naming the ACCEL_* variable and
+ *    the fix, and returns -errno for the rest of the process (the caller then
+ *    leaves the socket on the kernel).
+ *  - All stk_* calls and rt_poll() run under the stack lock (rt_lock).
+ *  - Every call made from library code into libc/DPDK happens with the
+ *    calling thread marked "inside the library" (see preload), so the
+ *    wrappers pass DPDK's own socket/poll/close calls straight to libc.
+ *  - Return convention: 0 or a count on success, -errno on failure.
+ */
+#ifndef ACCEL_RT_H
+#define ACCEL_RT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Start the data path (idempotent, thread-safe). 0 or -errno. */
+int rt_start(void);
+
+/** True once rt_start() succeeded in this process. */
+bool rt_started(void);
+
+/** True if acceleration is configured at all (ACCEL_IP and a port). */
+bool rt_configured(void);
+
+/** The stack lock. Not recursive. */
+void rt_lock(void);
+void rt_unlock(void);
+
+/**
+ * One turn of the poll loop, under the stack lock: rx burst into the stack,
+ * lwIP timers when due, tx flush. Returns the number of frames received.
+ */
+int rt_poll(void);
+
+/**
+ * Block the calling thread (stack lock NOT held) until the port may have
+ * received frames, the stack signalled an event (rt_wakeup()), or
+ * timeout_ms passes (-1: no limit, but never past the next lwIP timer).
+ * extra_fds/nextra: kernel fds (pollfd array) waited on at the same time;
+ * their revents are filled in. Returns the number of ready extra fds, 0, or
+ * -errno (-EINTR when a signal arrived).
+ */
+struct pollfd;
+int rt_block(struct pollfd *extra_fds, int nextra, int timeout_ms,
+             const void *sigmask);
+
+/** Wake every thread sleeping in rt_block(). Cheap when nobody sleeps. */
+void rt_wakeup(void);
+
+/** Milliseconds until the next lwIP timer is due (>= 0). */
+int rt_next_timer_ms(void);
+
+/** Monotonic clock in nanoseconds, no syscall (vDSO/TSC). */
+uint64_t rt_now_ns(void);
+
+/**
+ * preload's socket() wrapper calls this for every AF_XDP / AF_PACKET socket
+ * created while inside the library (DPDK PMDs creating their queues): the
+ * runtime may use them as rx wait fds (poll POLLIN = frames in the ring).
+ */
+void rt_note_port_socket(int fd, int domain);
+
+/** Called in a child after fork() (single-process foundation: disables the
+ *  data path in the child; see docs/DESIGN.md). */
+void rt_atfork_child(void);
+
+/** Print the counters to stderr if ACCEL_STATS=1 (registered atexit). */
+void rt_stats_dump(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_RT_H */

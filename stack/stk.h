@@ -1,0 +1,143 @@
+/*
+ * stack: lwIP (NO_SYS=1, raw API) behind a socket layer with Linux
+ * semantics. This header is the whole contract with the other layers; it
+ * does not expose lwIP types, so preload/ and runtime/ never include lwIP.
+ *
+ * Threading: every function here must be called with the stack lock held
+ * (rt_lock), except stk_sock_events() readers that tolerate a stale value.
+ * Return convention: 0 or a count on success, -errno (Linux values) on
+ * failure. Nothing here blocks: blocking is built by the caller from the
+ * non-blocking operation, stk_sock_events() and a wait (runtime rt_block).
+ * Nothing here touches errno.
+ */
+#ifndef ACCEL_STK_H
+#define ACCEL_STK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the network interface ------------------------------------------- */
+
+/** Frame output, provided by the port layer (runtime) or a test netif. */
+struct stk_link_ops {
+    /** Return a buffer of at least len bytes for one frame, and an opaque
+     *  handle for it; NULL when out of buffers (the frame is dropped). */
+    uint8_t *(*tx_alloc)(void *ctx, uint16_t len, void **handle);
+    /** Queue the frame previously allocated (len bytes filled in). */
+    void (*tx_send)(void *ctx, void *handle, uint16_t len);
+    void *ctx;
+};
+
+/** Offloads the port performs, so the stack skips the work. */
+#define STK_CSUM_RX_IP 0x01u  /* rx IPv4 header checksum verified */
+#define STK_CSUM_RX_L4 0x02u  /* rx TCP/UDP checksum verified */
+
+struct stk_netif_cfg {
+    uint32_t ip;      /* network byte order */
+    uint32_t netmask; /* network byte order */
+    uint32_t gateway; /* network byte order, 0 = none */
+    uint8_t mac[6];
+    uint16_t mtu;
+    uint32_t csum_flags; /* STK_CSUM_* */
+    struct stk_link_ops link;
+};
+
+/** Initialise lwIP and the single netif. 0 or -errno. */
+int stk_init(const struct stk_netif_cfg *cfg);
+
+/** Hand one received Ethernet frame to the stack (copied). */
+void stk_input(const void *frame, uint16_t len);
+
+/** Run lwIP timers that are due. */
+void stk_timers(void);
+
+/** Milliseconds until the next lwIP timer (>= 0). */
+uint32_t stk_next_timer_ms(void);
+
+/** True when addr (network order) is reachable through the netif: on its
+ *  subnet or via its gateway, and not loopback/multicast-only. */
+bool stk_route_ok(uint32_t addr);
+
+/** The stack's own address, network order. */
+uint32_t stk_local_ip(void);
+
+/* ---- sockets ------------------------------------------------------------ */
+
+struct stk_sock;
+
+/** Readiness callback: called (stack lock held) whenever the socket's
+ *  events may have changed. Must not call back into the stack. */
+typedef void (*stk_notify_fn)(void *ctx, uint32_t events);
+
+/** type: SOCK_STREAM or SOCK_DGRAM (no flags). */
+int stk_sock_create(int type, struct stk_sock **out);
+
+void stk_sock_set_notify(struct stk_sock *s, stk_notify_fn fn, void *ctx);
+
+int stk_sock_bind(struct stk_sock *s, const struct sockaddr *addr,
+                  socklen_t len);
+int stk_sock_listen(struct stk_sock *s, int backlog);
+
+/** Non-blocking accept: -EAGAIN when the queue is empty. addr/len may be
+ *  NULL; len is updated as accept(2) does. */
+int stk_sock_accept(struct stk_sock *s, struct stk_sock **out,
+                    struct sockaddr *addr, socklen_t *len);
+
+/** Non-blocking connect: -EINPROGRESS first, then -EALREADY while in
+ *  progress, 0 / -EISCONN once connected, the error once failed. UDP:
+ *  sets the default peer (AF_UNSPEC dissolves it). */
+int stk_sock_connect(struct stk_sock *s, const struct sockaddr *addr,
+                     socklen_t len);
+
+/** Non-blocking receive into msg (iov, name, namelen; flags MSG_PEEK,
+ *  MSG_TRUNC for UDP; MSG_WAITALL is the caller's loop). 0 at EOF. */
+ssize_t stk_sock_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags);
+
+/** Non-blocking send: partial writes, -EAGAIN when no room, -EPIPE after
+ *  shutdown/close by us or reset (the caller raises SIGPIPE unless
+ *  MSG_NOSIGNAL), -ECONNRESET once. */
+ssize_t stk_sock_sendmsg(struct stk_sock *s, const struct msghdr *msg,
+                         int flags);
+
+int stk_sock_shutdown(struct stk_sock *s, int how);
+
+/** Release the socket (orderly close, or RST with SO_LINGER 0 / unread
+ *  data, as Linux). The object must not be used afterwards. */
+void stk_sock_close(struct stk_sock *s);
+
+int stk_sock_setsockopt(struct stk_sock *s, int level, int name,
+                        const void *val, socklen_t len);
+int stk_sock_getsockopt(struct stk_sock *s, int level, int name, void *val,
+                        socklen_t *len);
+
+/** getsockname (peer false) / getpeername (peer true). */
+int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr,
+                     socklen_t *len, bool peer);
+
+/** Level-triggered readiness: EPOLLIN/OUT/ERR/HUP/RDHUP/PRI bits.
+ *  *gen (may be NULL) receives a counter bumped at every new event
+ *  (data arrival, new connection, space freed, error) for EPOLLET. */
+uint32_t stk_sock_events(struct stk_sock *s, uint32_t *gen);
+
+/** Bytes readable now (FIONREAD) / not yet acknowledged (SIOCOUTQ). */
+int stk_sock_inq(struct stk_sock *s);
+int stk_sock_outq(struct stk_sock *s);
+
+int stk_sock_type(const struct stk_sock *s); /* SOCK_STREAM / SOCK_DGRAM */
+bool stk_sock_is_listening(const struct stk_sock *s);
+
+/** Pending error (SO_ERROR), cleared when read. */
+int stk_sock_take_error(struct stk_sock *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_STK_H */
