@@ -1,0 +1,149 @@
+/*
+ * lwIP's platform layer for NO_SYS=1: sys_now() in milliseconds from the
+ * runtime clock (or a test clock), LWIP_RAND() from a xoshiro128** PRNG
+ * seeded by getrandom(), lwIP diagnostics and failed assertions routed to
+ * our log (never stdout), and counted heap wrappers behind lwIP's
+ * MEM_LIBC_MALLOC so tests can check that everything was given back.
+ * All of it runs under the stack lock, so there is no locking here.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "lwip/sys.h"
+
+#include "log.h"
+#include "rt.h"
+#include "stk_priv.h"
+#include "stk_test.h"
+
+static uint64_t (*test_clock)(void);
+static long mem_blocks;
+static long assert_count;
+
+uint64_t stk__now_ns(void)
+{
+    return test_clock ? test_clock() : rt_now_ns();
+}
+
+u32_t sys_now(void)
+{
+    return (u32_t)(stk__now_ns() / 1000000u);
+}
+
+void stk_test_set_clock(uint64_t (*now_ns)(void))
+{
+    test_clock = now_ns;
+}
+
+long stk_test_mem_blocks(void)
+{
+    return mem_blocks;
+}
+
+long stk_test_asserts(void)
+{
+    return assert_count;
+}
+
+/* ---- PRNG: xoshiro128** (not for secrets: ISNs use isn.c) --------------- */
+
+static uint32_t rng[4];
+static bool rng_seeded;
+
+static uint32_t rotl(uint32_t x, int k)
+{
+    return (x << k) | (x >> (32 - k));
+}
+
+static void rng_seed(void)
+{
+    ssize_t n = getrandom(rng, sizeof(rng), GRND_NONBLOCK);
+
+    if (n != (ssize_t)sizeof(rng)) {
+        /* No entropy yet (early boot): fall back to the clock. */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        rng[0] = (uint32_t)ts.tv_nsec ^ 0x9e3779b9u;
+        rng[1] = (uint32_t)ts.tv_sec ^ 0x7f4a7c15u;
+        rng[2] = (uint32_t)(uintptr_t)&ts;
+        rng[3] = 0x85ebca6bu;
+    }
+    if ((rng[0] | rng[1] | rng[2] | rng[3]) == 0)
+        rng[0] = 1;
+    rng_seeded = true;
+}
+
+uint32_t stk_rand(void)
+{
+    uint32_t r, t;
+
+    if (!rng_seeded)
+        rng_seed();
+    r = rotl(rng[1] * 5, 7) * 9;
+    t = rng[1] << 9;
+    rng[2] ^= rng[0];
+    rng[3] ^= rng[1];
+    rng[1] ^= rng[2];
+    rng[0] ^= rng[3];
+    rng[2] ^= t;
+    rng[3] = rotl(rng[3], 11);
+    return r;
+}
+
+/* ---- diagnostics --------------------------------------------------------- */
+
+void stk_lwip_diag(const char *fmt, ...)
+{
+    char buf[256];
+    va_list ap;
+    size_t n;
+
+    if (rt_log_level < RT_LOG_DEBUG)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    n = strlen(buf);
+    if (n > 0 && buf[n - 1] == '\n')
+        buf[n - 1] = '\0';
+    RT_DBG("lwip", "%s", buf);
+}
+
+void stk_lwip_assert(const char *msg, const char *file, int line)
+{
+    assert_count++;
+    RT_ERR("lwip", "assertion \"%s\" failed at %s:%d", msg, file, line);
+#ifndef NDEBUG
+    abort();
+#endif
+}
+
+/* ---- counted heap for lwIP ----------------------------------------------- */
+
+void *stk_mem_malloc(size_t size)
+{
+    void *p = malloc(size);
+
+    if (p != NULL)
+        mem_blocks++;
+    return p;
+}
+
+void *stk_mem_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+
+    if (p != NULL)
+        mem_blocks++;
+    return p;
+}
+
+void stk_mem_free(void *p)
+{
+    if (p != NULL)
+        mem_blocks--;
+    free(p);
+}

@@ -1,0 +1,82 @@
+/*
+ * RFC 6528 initial sequence numbers: ISN = M + F(4-tuple, secret), where
+ * F is SipHash-2-4 keyed with a 128-bit secret drawn from getrandom() on
+ * first use, and M is a clock ticking every 64 ns (as Linux does), so
+ * successive connections on one 4-tuple still move forward while ISNs of
+ * different 4-tuples are unrelated and unpredictable off-path. lwIP calls
+ * stk_isn_hook() through LWIP_HOOK_TCP_ISN for every new connection.
+ */
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "lwip/ip4_addr.h"
+
+#include "stk_hooks.h"
+#include "stk_priv.h"
+
+static uint64_t isn_key[2];
+static bool isn_keyed;
+
+#define ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                          \
+    do {                                                                  \
+        v0 += v1; v1 = ROTL64(v1, 13); v1 ^= v0; v0 = ROTL64(v0, 32);     \
+        v2 += v3; v3 = ROTL64(v3, 16); v3 ^= v2;                          \
+        v0 += v3; v3 = ROTL64(v3, 21); v3 ^= v0;                          \
+        v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32);     \
+    } while (0)
+
+/* SipHash-2-4 of a message of whole 64-bit words (len8 words). */
+static uint64_t siphash24(const uint64_t key[2], const uint64_t *m,
+                          size_t len8)
+{
+    uint64_t v0 = 0x736f6d6570736575ull ^ key[0];
+    uint64_t v1 = 0x646f72616e646f6dull ^ key[1];
+    uint64_t v2 = 0x6c7967656e657261ull ^ key[0];
+    uint64_t v3 = 0x7465646279746573ull ^ key[1];
+    uint64_t b = (uint64_t)(len8 * 8) << 56;
+    size_t i;
+
+    for (i = 0; i < len8; i++) {
+        v3 ^= m[i];
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m[i];
+    }
+    v3 ^= b;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static void isn_keygen(void)
+{
+    if (getrandom(isn_key, sizeof(isn_key), 0) != (ssize_t)sizeof(isn_key)) {
+        /* getrandom cannot fail for 16 bytes once the pool is ready; if it
+         * does, mix the PRNG (itself seeded from the clock) instead. */
+        isn_key[0] = ((uint64_t)stk_rand() << 32) | stk_rand();
+        isn_key[1] = ((uint64_t)stk_rand() << 32) | stk_rand();
+    }
+    isn_keyed = true;
+}
+
+uint32_t stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
+                      const struct ip4_addr *remote_ip, uint16_t remote_port)
+{
+    uint64_t m[2];
+
+    if (!isn_keyed)
+        isn_keygen();
+    m[0] = ((uint64_t)ip4_addr_get_u32(local_ip) << 32) |
+           ip4_addr_get_u32(remote_ip);
+    m[1] = ((uint64_t)local_port << 16) | remote_port;
+    return (uint32_t)siphash24(isn_key, m, 2) +
+           (uint32_t)(stk__now_ns() >> 6);
+}

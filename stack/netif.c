@@ -1,0 +1,191 @@
+/*
+ * The stack's single network interface: lwIP initialisation, an Ethernet
+ * netif (ARP, IPv4, ICMP, IGMP) whose output goes to the link ops given
+ * by the port layer (runtime) or a test, frame input, timers and the
+ * routing test the preload layer uses to decide what to accelerate.
+ *
+ * Output flattens lwIP's pbuf chain into one buffer from link.tx_alloc and
+ * queues it with link.tx_send; when no buffer is available the frame is
+ * dropped as a full NIC ring would (TCP retransmits; the port layer counts
+ * it). Input copies the frame into one PBUF_RAM pbuf, so lwIP always sees
+ * contiguous headers; lwIP validates lengths and checksums (those the port
+ * did not verify) and drops bad frames itself.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "lwip/etharp.h"
+#include "lwip/igmp.h"
+#include "lwip/init.h"
+#include "lwip/ip4.h"
+#include "lwip/prot/etharp.h"
+#include "lwip/netif.h"
+#include "lwip/timeouts.h"
+#include "netif/ethernet.h"
+
+#include "log.h"
+#include "stats.h"
+#include "stk_priv.h"
+
+static struct netif stk_netif;
+static struct stk_link_ops link_ops;
+static bool stk_up;
+
+static err_t link_output(struct netif *netif, struct pbuf *p)
+{
+    void *handle = NULL;
+    uint8_t *buf;
+
+    (void)netif;
+    buf = link_ops.tx_alloc(link_ops.ctx, p->tot_len, &handle);
+    if (buf == NULL)
+        return ERR_OK; /* dropped like a full ring; counted by the port */
+    pbuf_copy_partial(p, buf, p->tot_len, 0);
+    link_ops.tx_send(link_ops.ctx, handle, p->tot_len);
+    return ERR_OK;
+}
+
+static err_t netif_setup(struct netif *netif)
+{
+    const struct stk_netif_cfg *cfg = netif->state;
+    uint16_t chk = NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_UDP |
+                   NETIF_CHECKSUM_GEN_TCP | NETIF_CHECKSUM_GEN_ICMP |
+                   NETIF_CHECKSUM_CHECK_ICMP;
+
+    netif->name[0] = 'a';
+    netif->name[1] = 'c';
+    netif->output = etharp_output;
+    netif->linkoutput = link_output;
+    netif->mtu = cfg->mtu ? cfg->mtu : 1500;
+    netif->hwaddr_len = ETH_HWADDR_LEN;
+    memcpy(netif->hwaddr, cfg->mac, ETH_HWADDR_LEN);
+    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
+                   NETIF_FLAG_ETHERNET | NETIF_FLAG_IGMP;
+    if (!(cfg->csum_flags & STK_CSUM_RX_IP))
+        chk |= NETIF_CHECKSUM_CHECK_IP;
+    if (!(cfg->csum_flags & STK_CSUM_RX_L4))
+        chk |= NETIF_CHECKSUM_CHECK_TCP | NETIF_CHECKSUM_CHECK_UDP;
+    NETIF_SET_CHECKSUM_CTRL(netif, chk);
+    return ERR_OK;
+}
+
+int stk_init(const struct stk_netif_cfg *cfg)
+{
+    ip4_addr_t ip, mask, gw;
+
+    if (stk_up)
+        return -EALREADY;
+    if (cfg == NULL || cfg->link.tx_alloc == NULL ||
+        cfg->link.tx_send == NULL || cfg->ip == 0)
+        return -EINVAL;
+    if (cfg->mtu != 0 && (cfg->mtu < 576 || cfg->mtu > 9000))
+        return -EINVAL;
+    link_ops = cfg->link;
+    lwip_init();
+    stk__tcp_init();
+    ip4_addr_set_u32(&ip, cfg->ip);
+    ip4_addr_set_u32(&mask, cfg->netmask);
+    ip4_addr_set_u32(&gw, cfg->gateway);
+    /* netif_setup reads cfg through netif->state during netif_add only. */
+    if (netif_add(&stk_netif, &ip, &mask, &gw, (void *)cfg, netif_setup,
+                  netif_input) == NULL)
+        return -ENOMEM;
+    stk_netif.state = NULL;
+    netif_set_default(&stk_netif);
+    netif_set_link_up(&stk_netif);
+    netif_set_up(&stk_netif);
+    stk_up = true;
+    RT_INFO("stack", "netif up: ip %u.%u.%u.%u mtu %u",
+            ip4_addr1(&ip), ip4_addr2(&ip), ip4_addr3(&ip), ip4_addr4(&ip),
+            stk_netif.mtu);
+    return 0;
+}
+
+/* lwIP reads the fixed ARP and IPv4 headers before checking that they fit
+ * (ip4_input takes the version and total length, etharp_input the whole
+ * ARP header): runts from an unpadded link (veth) must stop here. */
+static bool frame_len_ok(const uint8_t *f, uint16_t len)
+{
+    uint16_t type;
+
+    if (len < SIZEOF_ETH_HDR)
+        return false;
+    type = (uint16_t)(f[12] << 8 | f[13]);
+    if (type == ETHTYPE_IP)
+        return len >= SIZEOF_ETH_HDR + IP_HLEN;
+    if (type == ETHTYPE_ARP)
+        return len >= SIZEOF_ETH_HDR + SIZEOF_ETHARP_HDR;
+    return true;
+}
+
+void stk_input(const void *frame, uint16_t len)
+{
+    struct pbuf *p;
+
+    if (!stk_up || !frame_len_ok(frame, len)) {
+        RT_STAT_INC(rx_drop_stack);
+        return;
+    }
+    p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
+    if (p == NULL) {
+        RT_STAT_INC(rx_drop_nobuf);
+        return;
+    }
+    memcpy(p->payload, frame, len);
+    if (stk_netif.input(p, &stk_netif) != ERR_OK) {
+        pbuf_free(p);
+        RT_STAT_INC(rx_drop_stack);
+    }
+}
+
+void stk_timers(void)
+{
+    if (!stk_up)
+        return;
+    sys_check_timeouts();
+    /* Frames the stack sent to its own address (LWIP_NETIF_LOOPBACK). */
+    netif_poll(&stk_netif);
+}
+
+uint32_t stk_next_timer_ms(void)
+{
+    u32_t ms;
+
+    if (!stk_up)
+        return 1000;
+    if (stk_netif.loop_first != NULL)
+        return 0;
+    ms = sys_timeouts_sleeptime();
+    return ms > 1000 ? 1000 : ms;
+}
+
+bool stk_route_ok(uint32_t addr)
+{
+    uint32_t ip = ip4_addr_get_u32(netif_ip4_addr(&stk_netif));
+    uint32_t mask = ip4_addr_get_u32(netif_ip4_netmask(&stk_netif));
+    uint32_t gw = ip4_addr_get_u32(netif_ip4_gw(&stk_netif));
+    uint32_t h = lwip_ntohl(addr);
+
+    if (!stk_up || addr == 0 || addr == 0xffffffffu)
+        return false;
+    if ((h >> 24) == 127 || (h >> 28) == 0xe)
+        return false;
+    if ((addr & mask) == (ip & mask))
+        return true;
+    return gw != 0;
+}
+
+uint32_t stk_local_ip(void)
+{
+    return stk_up ? ip4_addr_get_u32(netif_ip4_addr(&stk_netif)) : 0;
+}
+
+bool stk__is_local_ip(uint32_t ip)
+{
+    return stk_up && ip == ip4_addr_get_u32(netif_ip4_addr(&stk_netif));
+}
+
+uint32_t stk__netif_mtu(void)
+{
+    return stk_netif.mtu;
+}

@@ -1,0 +1,296 @@
+/*
+ * Socket options with Linux semantics. The preload layer applies every
+ * option to the socket's shadow kernel socket first, so argument checking
+ * and errno mostly come from Linux; here values are stored and applied to
+ * lwIP, and get returns what Linux would (buffer sizes doubled on set,
+ * Linux's defaults otherwise). Options we do not implement return
+ * -ENOPROTOOPT and the caller decides.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+/* glibc's TCP_MSS (512) is not lwIP's TCP_MSS option (lwipopts.h). */
+#undef TCP_MSS
+
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+
+#include "stk_priv.h"
+
+static int get_int(const void *val, socklen_t len, int *out)
+{
+    if (val == NULL || len < (socklen_t)sizeof(int))
+        return -EINVAL;
+    memcpy(out, val, sizeof(int));
+    return 0;
+}
+
+static int put_int(void *val, socklen_t *len, int v)
+{
+    socklen_t n;
+
+    if (val == NULL || len == NULL)
+        return -EINVAL;
+    n = *len < (socklen_t)sizeof(int) ? *len : (socklen_t)sizeof(int);
+    memcpy(val, &v, (size_t)n);
+    *len = n;
+    return 0;
+}
+
+/* Linux sock_setsockopt: min(val, max) * 2, at least the minimum. */
+static int linux_buf(int v, int min)
+{
+    long b = v < 0 ? 0 : v;
+
+    if (b > STK_BUF_MAX)
+        b = STK_BUF_MAX;
+    b *= 2;
+    return b < min ? min : (int)b;
+}
+
+static void apply_bufs(struct stk_sock *s)
+{
+    if (s->rcvbuf != 0) {
+        /* Linux advertises about half the buffer (tcp_adv_win_scale 1). */
+        uint32_t w = (uint32_t)s->rcvbuf / 2;
+
+        s->rcv_limit = w > TCP_WND ? TCP_WND : (w < TCP_MSS ? TCP_MSS : w);
+    }
+    if (s->sndbuf != 0) {
+        uint32_t b = (uint32_t)s->sndbuf / 2;
+
+        s->snd_limit =
+            b > TCP_SND_BUF ? TCP_SND_BUF : (b < TCP_MSS ? TCP_MSS : b);
+    }
+    if (s->type == SOCK_STREAM)
+        stk__tcp_window_update(s);
+}
+
+static int set_sol_socket(struct stk_sock *s, int name, const void *val,
+                          socklen_t len)
+{
+    int v, rc;
+
+    if (name == SO_LINGER) {
+        struct linger l;
+
+        if (val == NULL || len < (socklen_t)sizeof(l))
+            return -EINVAL;
+        memcpy(&l, val, sizeof(l));
+        s->linger_on = l.l_onoff != 0;
+        s->linger_sec = l.l_linger < 0 ? 0 : l.l_linger;
+        return 0;
+    }
+    if ((rc = get_int(val, len, &v)) < 0)
+        return rc;
+    switch (name) {
+    case SO_REUSEADDR:
+        s->reuseaddr = v != 0;
+        break;
+    case SO_REUSEPORT:
+        s->reuseport = v != 0;
+        break;
+    case SO_KEEPALIVE:
+        s->keepalive = v != 0;
+        break;
+    case SO_BROADCAST:
+        s->broadcast = v != 0;
+        return 0;
+    case SO_RCVBUF:
+        s->rcvbuf = linux_buf(v, STK_RCVBUF_MIN);
+        apply_bufs(s);
+        return 0;
+    case SO_SNDBUF:
+        s->sndbuf = linux_buf(v, STK_SNDBUF_MIN);
+        apply_bufs(s);
+        return 0;
+    default:
+        return -ENOPROTOOPT;
+    }
+    if (s->type == SOCK_STREAM)
+        stk__tcp_apply_opts(s);
+    return 0;
+}
+
+static int set_tcp(struct stk_sock *s, int name, const void *val,
+                   socklen_t len)
+{
+    int v, rc;
+
+    if (s->type != SOCK_STREAM)
+        return -ENOPROTOOPT;
+    if ((rc = get_int(val, len, &v)) < 0)
+        return rc;
+    switch (name) {
+    case TCP_NODELAY:
+        s->nodelay = v != 0;
+        break;
+    case TCP_KEEPIDLE:
+        if (v < 1 || v > 32767)
+            return -EINVAL;
+        s->keepidle = v;
+        break;
+    case TCP_KEEPINTVL:
+        if (v < 1 || v > 32767)
+            return -EINVAL;
+        s->keepintvl = v;
+        break;
+    case TCP_KEEPCNT:
+        if (v < 1 || v > 127)
+            return -EINVAL;
+        s->keepcnt = v;
+        break;
+    default:
+        return -ENOPROTOOPT;
+    }
+    stk__tcp_apply_opts(s);
+    if (name == TCP_NODELAY && v != 0 && s->pcb.tcp != NULL &&
+        s->st == STK_TCP_CONNECTED)
+        tcp_output(s->pcb.tcp); /* Linux pushes pending data at once */
+    return 0;
+}
+
+int stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
+                    socklen_t len)
+{
+    if (level == SOL_SOCKET)
+        return set_sol_socket(s, name, val, len);
+    if (level == IPPROTO_TCP)
+        return set_tcp(s, name, val, len);
+    return -ENOPROTOOPT;
+}
+
+/* Linux's tcp_info state numbering. */
+static int linux_tcp_state(const struct stk_sock *s)
+{
+    const struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (s->st == STK_TCP_LISTEN)
+        return TCP_LISTEN;
+    if (pcb == NULL)
+        return TCP_CLOSE;
+    switch (pcb->state) {
+    case SYN_SENT: return TCP_SYN_SENT;
+    case SYN_RCVD: return TCP_SYN_RECV;
+    case ESTABLISHED: return TCP_ESTABLISHED;
+    case FIN_WAIT_1: return TCP_FIN_WAIT1;
+    case FIN_WAIT_2: return TCP_FIN_WAIT2;
+    case CLOSE_WAIT: return TCP_CLOSE_WAIT;
+    case CLOSING: return TCP_CLOSING;
+    case LAST_ACK: return TCP_LAST_ACK;
+    case TIME_WAIT: return TCP_TIME_WAIT;
+    default: return TCP_CLOSE;
+    }
+}
+
+static int eff_mss(const struct stk_sock *s)
+{
+    const struct tcp_pcb *pcb = s->pcb.tcp;
+    int mss;
+
+    if (pcb == NULL || s->st != STK_TCP_CONNECTED)
+        return 536; /* Linux's answer before a connection exists */
+    mss = pcb->mss;
+#if LWIP_TCP_TIMESTAMPS
+    if (pcb->flags & TF_TIMESTAMP)
+        mss -= 12; /* the timestamp option rides in every segment */
+#endif
+    return mss;
+}
+
+static int get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
+{
+    struct tcp_info ti;
+    socklen_t n;
+
+    if (val == NULL || len == NULL)
+        return -EINVAL;
+    memset(&ti, 0, sizeof(ti));
+    ti.tcpi_state = (uint8_t)linux_tcp_state(s);
+    ti.tcpi_snd_mss = (uint32_t)eff_mss(s);
+    ti.tcpi_rcv_mss = ti.tcpi_snd_mss;
+    if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
+        const struct tcp_pcb *pcb = s->pcb.tcp;
+
+        ti.tcpi_retransmits = pcb->nrtx;
+        ti.tcpi_rto = (uint32_t)pcb->rto * TCP_SLOW_INTERVAL * 1000u;
+        ti.tcpi_snd_cwnd = pcb->mss ? pcb->cwnd / pcb->mss : 0;
+        ti.tcpi_rcv_space = pcb->rcv_wnd;
+    }
+    n = *len < (socklen_t)sizeof(ti) ? *len : (socklen_t)sizeof(ti);
+    memcpy(val, &ti, (size_t)n);
+    *len = n;
+    return 0;
+}
+
+int stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
+                    socklen_t *len)
+{
+    bool tcp = s->type == SOCK_STREAM;
+
+    if (level == SOL_SOCKET) {
+        switch (name) {
+        case SO_TYPE:
+            return put_int(val, len, s->type);
+        case SO_PROTOCOL:
+            return put_int(val, len, tcp ? IPPROTO_TCP : IPPROTO_UDP);
+        case SO_DOMAIN:
+            return put_int(val, len, AF_INET);
+        case SO_ERROR:
+            return put_int(val, len, stk_sock_take_error(s));
+        case SO_ACCEPTCONN:
+            return put_int(val, len, stk_sock_is_listening(s));
+        case SO_REUSEADDR:
+            return put_int(val, len, s->reuseaddr);
+        case SO_REUSEPORT:
+            return put_int(val, len, s->reuseport);
+        case SO_KEEPALIVE:
+            return put_int(val, len, s->keepalive);
+        case SO_BROADCAST:
+            return put_int(val, len, s->broadcast);
+        case SO_RCVBUF:
+            return put_int(val, len,
+                           s->rcvbuf ? s->rcvbuf
+                                     : (tcp ? STK_TCP_RCVBUF_DEFAULT
+                                            : STK_UDP_BUF_DEFAULT));
+        case SO_SNDBUF:
+            return put_int(val, len,
+                           s->sndbuf ? s->sndbuf
+                                     : (tcp ? STK_TCP_SNDBUF_DEFAULT
+                                            : STK_UDP_BUF_DEFAULT));
+        case SO_LINGER: {
+            struct linger l = {s->linger_on, s->linger_sec};
+            socklen_t n;
+
+            if (val == NULL || len == NULL)
+                return -EINVAL;
+            n = *len < (socklen_t)sizeof(l) ? *len : (socklen_t)sizeof(l);
+            memcpy(val, &l, (size_t)n);
+            *len = n;
+            return 0;
+        }
+        default:
+            return -ENOPROTOOPT;
+        }
+    }
+    if (level == IPPROTO_TCP && tcp) {
+        switch (name) {
+        case TCP_NODELAY:
+            return put_int(val, len, s->nodelay);
+        case TCP_KEEPIDLE:
+            return put_int(val, len, s->keepidle);
+        case TCP_KEEPINTVL:
+            return put_int(val, len, s->keepintvl);
+        case TCP_KEEPCNT:
+            return put_int(val, len, s->keepcnt);
+        case TCP_MAXSEG:
+            return put_int(val, len, eff_mss(s));
+        case TCP_INFO:
+            return get_tcp_info(s, val, len);
+        default:
+            return -ENOPROTOOPT;
+        }
+    }
+    return -ENOPROTOOPT;
+}

@@ -1,0 +1,679 @@
+/*
+ * TCP sockets over lwIP's raw API, control path: creation, bind, listen
+ * and the accept queue, connect, shutdown, close, readiness, and the lwIP
+ * callbacks (accept, connected, recv, sent, err, pcb destroyed). The data
+ * path (recvmsg/sendmsg, receive window) is in sock_tcp_io.c.
+ *
+ * Ownership: a stk_sock points at its pcb; the pcb points back through
+ * callback_arg and through ext arg 0, whose destroy callback clears the
+ * socket's pointer whenever lwIP frees the pcb (reset, timeout, TIME_WAIT
+ * expiry, last ACK). Before the application releases a socket whose pcb
+ * lives on (orderly close still sending, TIME_WAIT), every callback and
+ * back pointer is cleared, so lwIP never reaches a freed stk_sock.
+ *
+ * Accept queue: lwIP's 8-bit listen backlog is used as the room left in
+ * our queue (Linux's backlog+1 established connections, counting those
+ * still in SYN_RCVD), so SYNs are refused, not answered, while the queue
+ * is full and clients retry, as on Linux.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+
+#include "stats.h"
+#include "stk_hooks.h"
+#include "stk_priv.h"
+
+static u8_t ext_id;
+static const struct tcp_ext_arg_callbacks ext_cbs;
+
+static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
+                     err_t err);
+static err_t cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
+static void cb_err(void *arg, err_t err);
+static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err);
+static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err);
+
+void stk__tcp_init(void)
+{
+    ext_id = tcp_ext_arg_alloc_id();
+}
+
+/* lwIP freed the pcb (any path: tcp_free / tcp_free_listen). */
+static void pcb_destroyed(u8_t id, void *data)
+{
+    struct stk_sock *s = data;
+
+    (void)id;
+    if (s == NULL)
+        return;
+    s->pcb.tcp = NULL;
+    if (s->st != STK_TCP_LISTEN) {
+        s->st = STK_TCP_CLOSED;
+        s->shut_rd = s->shut_wr = true;
+    }
+    stk__changed(s, true);
+}
+
+static const struct tcp_ext_arg_callbacks ext_cbs = {
+    .destroy = pcb_destroyed,
+    .passive_open = NULL,
+};
+
+static void attach(struct stk_sock *s, struct tcp_pcb *pcb)
+{
+    s->pcb.tcp = pcb;
+    tcp_arg(pcb, s);
+    tcp_ext_arg_set_callbacks(pcb, ext_id, &ext_cbs);
+    tcp_ext_arg_set(pcb, ext_id, s);
+    if (pcb->state != LISTEN) {
+        tcp_recv(pcb, cb_recv);
+        tcp_sent(pcb, cb_sent);
+        tcp_err(pcb, cb_err);
+    }
+}
+
+/* Cut every link from the pcb to s; the pcb stays with lwIP. */
+static struct tcp_pcb *detach(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL)
+        return NULL;
+    tcp_ext_arg_set(pcb, ext_id, NULL);
+    tcp_arg(pcb, NULL);
+    if (pcb->state == LISTEN) {
+        tcp_accept(pcb, NULL);
+    } else {
+        tcp_recv(pcb, NULL);
+        tcp_sent(pcb, NULL);
+        tcp_err(pcb, NULL);
+    }
+    s->pcb.tcp = NULL;
+    return pcb;
+}
+
+/* Abort the connection with a RST (or silently when not synchronized). */
+static void abort_pcb(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = detach(s);
+
+    if (pcb == NULL)
+        return;
+    if (pcb->state == LISTEN) {
+        tcp_close(pcb);
+        return;
+    }
+    if (pcb->state != SYN_SENT && pcb->state != CLOSED &&
+        pcb->state != TIME_WAIT)
+        RT_STAT_INC(tcp_rst_sent);
+    tcp_abandon(pcb, pcb->state != SYN_SENT);
+}
+
+/* The pcb reached TIME_WAIT: the socket's connection is over (Linux
+ * moves the socket to CLOSE there); leave the pcb to lwIP. */
+static void sync_state(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL || s->st != STK_TCP_CONNECTED)
+        return;
+    if (pcb->state == TIME_WAIT) {
+        detach(s);
+        s->st = STK_TCP_CLOSED;
+        s->shut_rd = s->shut_wr = true;
+    }
+}
+
+void stk__tcp_apply_opts(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL)
+        return;
+    if (s->reuseaddr || s->reuseport)
+        ip_set_option(pcb, SOF_REUSEADDR);
+    else
+        ip_reset_option(pcb, SOF_REUSEADDR);
+    if (pcb->state == LISTEN)
+        return;
+    if (s->keepalive)
+        ip_set_option(pcb, SOF_KEEPALIVE);
+    else
+        ip_reset_option(pcb, SOF_KEEPALIVE);
+    pcb->keep_idle = (u32_t)s->keepidle * 1000u;
+    pcb->keep_intvl = (u32_t)s->keepintvl * 1000u;
+    pcb->keep_cnt = (u32_t)s->keepcnt;
+    if (s->nodelay)
+        tcp_nagle_disable(pcb);
+    else
+        tcp_nagle_enable(pcb);
+}
+
+/* A fresh CLOSED pcb, bound again to the application's explicit port. */
+static int fresh_pcb(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    err_t e;
+
+    if (pcb == NULL)
+        return -ENOMEM;
+    attach(s, pcb);
+    stk__tcp_apply_opts(s);
+    s->bound = false;
+    if (s->port_explicit) {
+        ip4_addr_t a;
+
+        ip4_addr_set_u32(&a, s->bind_ip);
+        e = tcp_bind(pcb, &a, s->bind_port);
+        if (e != ERR_OK)
+            return stk_err_to_errno(e);
+        s->bound = true;
+    } else {
+        s->bind_ip = 0;
+        s->bind_port = 0;
+    }
+    return 0;
+}
+
+int stk__tcp_create(struct stk_sock *s)
+{
+    return fresh_pcb(s);
+}
+
+int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+{
+    ip4_addr_t a;
+    err_t e;
+
+    if (s->pcb.tcp == NULL || s->st != STK_TCP_CLOSED)
+        return -EINVAL;
+    if (port != 0 && stk__port_conflict(s, ip, port))
+        return -EADDRINUSE;
+    ip4_addr_set_u32(&a, ip);
+    stk__tcp_apply_opts(s);
+    e = tcp_bind(s->pcb.tcp, &a, port);
+    if (e != ERR_OK)
+        return stk_err_to_errno(e);
+    s->bound = true;
+    s->port_explicit = port != 0;
+    s->bind_ip = ip;
+    s->bind_port = s->pcb.tcp->local_port;
+    return 0;
+}
+
+/* ---- listen and accept ----------------------------------------------------- */
+
+/* lwIP refuses a SYN when its pending handshakes reach pcb->backlog: make
+ * that the room left in our queue, so queued + handshaking <= backlog+1. */
+static void update_backlog(struct stk_sock *s)
+{
+    struct tcp_pcb_listen *lpcb = (struct tcp_pcb_listen *)s->pcb.tcp;
+    int room = s->backlog + 1 - s->accq_len;
+
+    if (lpcb == NULL)
+        return;
+    if (room < 0)
+        room = 0;
+    if (room > 255)
+        room = 255;
+    lpcb->backlog = (u8_t)room;
+}
+
+void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb)
+{
+    (void)lpcb;
+    RT_STAT_INC(tcp_listen_overflow);
+}
+
+int stk__tcp_listen(struct stk_sock *s, int backlog)
+{
+    struct tcp_pcb *pcb, *lpcb;
+    err_t e = ERR_OK;
+    int rc;
+
+    if ((unsigned int)backlog > STK_SOMAXCONN)
+        backlog = STK_SOMAXCONN;
+    if (s->st == STK_TCP_LISTEN) {
+        s->backlog = backlog;
+        update_backlog(s);
+        return 0;
+    }
+    if (s->st != STK_TCP_CLOSED || s->connecting || s->ever_connected)
+        return -EINVAL;
+    if (s->pcb.tcp == NULL && (rc = fresh_pcb(s)) < 0)
+        return rc;
+    pcb = s->pcb.tcp;
+    if (!s->bound) {
+        stk__tcp_apply_opts(s);
+        e = tcp_bind(pcb, IP4_ADDR_ANY4, 0);
+        if (e != ERR_OK)
+            return stk_err_to_errno(e);
+        s->bound = true;
+        s->bind_ip = 0;
+        s->bind_port = pcb->local_port;
+    }
+    /* Another listener on an overlapping address: Linux allows it only
+     * with SO_REUSEPORT on both, which lwIP cannot serve (one listener
+     * per port): refuse it as a conflict. */
+    for (struct tcp_pcb *l = tcp_listen_pcbs.pcbs; l != NULL; l = l->next) {
+        if (l->local_port == pcb->local_port &&
+            (ip4_addr_get_u32(&l->local_ip) == 0 || s->bind_ip == 0 ||
+             ip4_addr_get_u32(&l->local_ip) == s->bind_ip))
+            return -EADDRINUSE;
+    }
+    /* tcp_listen frees the original pcb: unhook it first so the destroy
+     * callback does not report the socket closed. */
+    detach(s);
+    lpcb = tcp_listen_with_backlog_and_err(pcb, 255, &e);
+    if (lpcb == NULL) {
+        attach(s, pcb);
+        return stk_err_to_errno(e);
+    }
+    attach(s, lpcb);
+    tcp_accept(lpcb, cb_accept);
+    s->st = STK_TCP_LISTEN;
+    s->backlog = backlog;
+    update_backlog(s);
+    stk__changed(s, false);
+    return 0;
+}
+
+/* At establishment (nothing but the SYN or SYN-ACK sent yet), cap the
+ * receive window to SO_RCVBUF's. lwIP recorded the full TCP_WND as
+ * announced, but a SYN carries at most 65535 unscaled: restore that as the
+ * announced edge, and never go below it (the peer may already use it). */
+static void window_clamp(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+    uint32_t ann, want;
+
+    if (pcb == NULL || s->rcv_limit >= TCP_WND)
+        return;
+    ann = pcb->rcv_ann_wnd > 0xffff ? 0xffff : pcb->rcv_ann_wnd;
+    want = s->rcv_limit > s->rx_bytes ? (uint32_t)(s->rcv_limit - s->rx_bytes)
+                                      : 0;
+    if (want < ann)
+        want = ann;
+    pcb->rcv_ann_right_edge = pcb->rcv_nxt + ann;
+    pcb->rcv_ann_wnd = ann;
+    if (pcb->rcv_wnd > want)
+        pcb->rcv_wnd = want;
+    tcp_update_rcv_ann_wnd(pcb);
+}
+
+static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+{
+    struct stk_sock *l = arg, *c;
+
+    if (l == NULL || err != ERR_OK || newpcb == NULL ||
+        l->st != STK_TCP_LISTEN)
+        return ERR_VAL; /* lwIP aborts newpcb */
+    if (l->accq_len > l->backlog) {
+        RT_STAT_INC(tcp_listen_overflow);
+        return ERR_VAL;
+    }
+    c = stk__sock_alloc(SOCK_STREAM);
+    if (c == NULL)
+        return ERR_MEM;
+    c->st = STK_TCP_CONNECTED;
+    c->ever_connected = c->connect_reported = c->bound = true;
+    c->reuseaddr = l->reuseaddr;
+    c->reuseport = l->reuseport;
+    c->keepalive = l->keepalive;
+    c->keepidle = l->keepidle;
+    c->keepintvl = l->keepintvl;
+    c->keepcnt = l->keepcnt;
+    c->nodelay = l->nodelay;
+    c->linger_on = l->linger_on;
+    c->linger_sec = l->linger_sec;
+    c->sndbuf = l->sndbuf;
+    c->rcvbuf = l->rcvbuf;
+    c->snd_limit = l->snd_limit;
+    c->rcv_limit = l->rcv_limit;
+    c->bind_ip = ip4_addr_get_u32(&newpcb->local_ip);
+    c->bind_port = newpcb->local_port;
+    c->peer_ip = ip4_addr_get_u32(&newpcb->remote_ip);
+    c->peer_port = newpcb->remote_port;
+    attach(c, newpcb);
+    stk__tcp_apply_opts(c);
+    window_clamp(c);
+    c->listener = l;
+    if (l->accq_tail != NULL)
+        l->accq_tail->acc_next = c;
+    else
+        l->accq_head = c;
+    l->accq_tail = c;
+    l->accq_len++;
+    update_backlog(l);
+    stk__changed(l, true);
+    return ERR_OK;
+}
+
+int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
+                    struct sockaddr *addr, socklen_t *len)
+{
+    struct stk_sock *c;
+
+    if (s->st != STK_TCP_LISTEN)
+        return -EINVAL;
+    c = s->accq_head;
+    if (c == NULL)
+        return -EAGAIN;
+    s->accq_head = c->acc_next;
+    if (s->accq_head == NULL)
+        s->accq_tail = NULL;
+    s->accq_len--;
+    c->acc_next = NULL;
+    c->listener = NULL;
+    update_backlog(s);
+    RT_STAT_INC(tcp_accept);
+    stk__addr_out(c->peer_ip, c->peer_port, addr, len);
+    *out = c;
+    stk__changed(s, false);
+    return 0;
+}
+
+/* ---- connect ------------------------------------------------------------------ */
+
+static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    struct stk_sock *s = arg;
+
+    (void)err;
+    if (s == NULL)
+        return ERR_OK;
+    s->st = STK_TCP_CONNECTED;
+    s->ever_connected = true;
+    s->bind_ip = ip4_addr_get_u32(&pcb->local_ip);
+    s->bind_port = pcb->local_port;
+    window_clamp(s);
+    stk__changed(s, true);
+    return ERR_OK;
+}
+
+static int disconnect(struct stk_sock *s)
+{
+    struct stk_sock *c;
+
+    if (s->st == STK_TCP_LISTEN) {
+        while ((c = s->accq_head) != NULL) {
+            s->accq_head = c->acc_next;
+            abort_pcb(c);
+            stk__sock_free(c);
+        }
+        s->accq_tail = NULL;
+        s->accq_len = 0;
+    }
+    abort_pcb(s);
+    stk__ring_free(&s->rxq);
+    s->rx_bytes = 0;
+    s->rx_off = 0;
+    s->st = STK_TCP_CLOSED;
+    s->connecting = s->connect_reported = s->ever_connected = false;
+    s->shut_rd = s->shut_wr = s->fin_rcvd = false;
+    s->err = 0;
+    return fresh_pcb(s);
+}
+
+int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
+                     socklen_t len)
+{
+    uint32_t ip;
+    uint16_t port;
+    ip4_addr_t a;
+    err_t e;
+    int rc;
+
+    if (addr != NULL && len >= (socklen_t)sizeof(sa_family_t) &&
+        addr->sa_family == AF_UNSPEC) {
+        rc = disconnect(s);
+        stk__changed(s, true);
+        return rc;
+    }
+    rc = stk__addr_in(addr, len, &ip, &port);
+    if (rc < 0)
+        return rc;
+    switch (s->st) {
+    case STK_TCP_LISTEN:
+        return -EISCONN;
+    case STK_TCP_SYN_SENT:
+        return -EALREADY;
+    case STK_TCP_CONNECTED:
+        if (s->connecting && !s->connect_reported) {
+            s->connecting = false;
+            s->connect_reported = true;
+            return 0;
+        }
+        return -EISCONN;
+    case STK_TCP_CLOSED:
+        break;
+    }
+    if (s->connecting) {
+        /* The attempt failed: report it once (SS_CONNECTING -> error). */
+        int e2 = s->err ? s->err : ECONNABORTED;
+
+        s->err = 0;
+        s->connecting = false;
+        stk__changed(s, false);
+        return -e2;
+    }
+    if (s->ever_connected)
+        return -EISCONN;
+    if (!stk_route_ok(ip) && !stk__is_local_ip(ip))
+        return -ENETUNREACH;
+    if (s->pcb.tcp == NULL && (rc = fresh_pcb(s)) < 0)
+        return rc;
+    ip4_addr_set_u32(&a, ip);
+    stk__tcp_apply_opts(s);
+    e = tcp_connect(s->pcb.tcp, &a, port, cb_connected);
+    if (e != ERR_OK)
+        return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);
+    RT_STAT_INC(tcp_connect);
+    s->st = STK_TCP_SYN_SENT;
+    s->connecting = true;
+    s->connect_reported = false;
+    s->bound = true;
+    s->peer_ip = ip;
+    s->peer_port = port;
+    s->shut_rd = s->shut_wr = false;
+    stk__changed(s, false);
+    return -EINPROGRESS;
+}
+
+/* ---- lwIP callbacks ------------------------------------------------------------ */
+
+static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
+                     err_t err)
+{
+    struct stk_sock *s = arg;
+
+    (void)err;
+    if (s == NULL) {
+        if (p != NULL) {
+            tcp_recved(pcb, p->tot_len);
+            pbuf_free(p);
+        }
+        return ERR_OK;
+    }
+    if (p == NULL) {
+        s->fin_rcvd = true;
+        s->shut_rd = true;
+        sync_state(s);
+        stk__changed(s, true);
+        return ERR_OK;
+    }
+    if (stk__ring_push(&s->rxq, p, 0, 0) < 0)
+        return ERR_MEM; /* lwIP keeps it as refused data and retries */
+    s->rx_bytes += p->tot_len;
+    stk__changed(s, true);
+    return ERR_OK;
+}
+
+static err_t cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+    struct stk_sock *s = arg;
+
+    (void)pcb;
+    (void)len;
+    if (s != NULL) {
+        sync_state(s);
+        stk__changed(s, true);
+    }
+    return ERR_OK;
+}
+
+/* The pcb is gone (lwIP frees it right before or after this call). */
+static void cb_err(void *arg, err_t err)
+{
+    struct stk_sock *s = arg;
+
+    if (s == NULL)
+        return;
+    if (s->pcb.tcp != NULL) {
+        tcp_ext_arg_set(s->pcb.tcp, ext_id, NULL);
+        s->pcb.tcp = NULL;
+    }
+    switch (err) {
+    case ERR_RST:
+        s->err = s->st == STK_TCP_SYN_SENT ? ECONNREFUSED : ECONNRESET;
+        break;
+    case ERR_ABRT:
+        s->err = ETIMEDOUT; /* retransmission/keepalive/SYN timeouts */
+        break;
+    case ERR_CLSD:
+        break; /* orderly end after our shutdown(SHUT_WR) */
+    default:
+        s->err = -stk_err_to_errno(err);
+        break;
+    }
+    s->st = STK_TCP_CLOSED;
+    s->shut_rd = s->shut_wr = true;
+    stk__changed(s, true);
+}
+
+/* ---- shutdown and close --------------------------------------------------------- */
+
+int stk__tcp_shutdown(struct stk_sock *s, int how)
+{
+    bool rd = how == SHUT_RD || how == SHUT_RDWR;
+    bool wr = how == SHUT_WR || how == SHUT_RDWR;
+    int rc;
+
+    sync_state(s);
+    switch (s->st) {
+    case STK_TCP_LISTEN:
+        if (!rd)
+            return 0;
+        rc = disconnect(s);
+        stk__changed(s, true);
+        return rc;
+    case STK_TCP_SYN_SENT:
+        rc = disconnect(s);
+        stk__changed(s, true);
+        return rc;
+    case STK_TCP_CLOSED:
+        s->shut_rd |= rd;
+        s->shut_wr |= wr;
+        stk__changed(s, false);
+        return -ENOTCONN;
+    case STK_TCP_CONNECTED:
+        break;
+    }
+    if (wr && !s->shut_wr && s->pcb.tcp != NULL) {
+        tcp_shutdown(s->pcb.tcp, 0, 1);
+        if (s->pcb.tcp != NULL)
+            tcp_output(s->pcb.tcp);
+    }
+    s->shut_rd |= rd;
+    s->shut_wr |= wr;
+    sync_state(s);
+    stk__changed(s, true);
+    return 0;
+}
+
+void stk__tcp_close(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb;
+    struct stk_sock *c;
+
+    if (s->st == STK_TCP_LISTEN) {
+        /* Linux resets the connections nobody accepted. */
+        while ((c = s->accq_head) != NULL) {
+            s->accq_head = c->acc_next;
+            abort_pcb(c);
+            stk__sock_free(c);
+        }
+        s->accq_tail = NULL;
+        s->accq_len = 0;
+        pcb = detach(s);
+        if (pcb != NULL)
+            tcp_close(pcb);
+        return;
+    }
+    sync_state(s);
+    if (s->pcb.tcp == NULL)
+        return;
+    if ((s->linger_on && s->linger_sec == 0) || s->rx_bytes > 0 ||
+        s->pcb.tcp->state == SYN_SENT) {
+        /* SO_LINGER 0 or unread data: RST, as Linux (RFC 2525 2.17). */
+        abort_pcb(s);
+        return;
+    }
+    pcb = detach(s);
+    if (pcb->state == ESTABLISHED || pcb->state == CLOSE_WAIT ||
+        pcb->state == SYN_RCVD) {
+        /* Everything received was read: give lwIP the window back, or
+         * tcp_close takes the shortfall for unread data and sends RST. */
+        pcb->rcv_wnd = TCP_WND_MAX(pcb);
+    }
+    if (tcp_close(pcb) != ERR_OK) {
+        RT_STAT_INC(tcp_rst_sent);
+        tcp_abort(pcb);
+    }
+}
+
+/* ---- readiness --------------------------------------------------------------------- */
+
+uint32_t stk__tcp_events(struct stk_sock *s)
+{
+    uint32_t ev = 0;
+
+    if (s->st == STK_TCP_LISTEN)
+        return s->accq_len > 0 ? (EPOLLIN | EPOLLRDNORM) : 0;
+    /* Linux tcp_poll(). */
+    if ((s->shut_rd && s->shut_wr) || s->st == STK_TCP_CLOSED)
+        ev |= EPOLLHUP;
+    if (s->shut_rd)
+        ev |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+    if (s->st != STK_TCP_SYN_SENT) {
+        if (s->rx_bytes > 0)
+            ev |= EPOLLIN | EPOLLRDNORM;
+        if (s->shut_wr || s->st == STK_TCP_CLOSED || s->pcb.tcp == NULL) {
+            ev |= EPOLLOUT | EPOLLWRNORM;
+        } else {
+            uint32_t avail = stk__tcp_snd_avail(s);
+            uint32_t queued = (uint32_t)stk__tcp_outq(s);
+
+            if (avail > 0 && avail >= queued / 2 &&
+                s->pcb.tcp->snd_queuelen < TCP_SNDQUEUELOWAT)
+                ev |= EPOLLOUT | EPOLLWRNORM;
+        }
+    }
+    if (s->err != 0)
+        ev |= EPOLLERR;
+    return ev;
+}
+
+int stk__tcp_outq(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL || pcb->state == LISTEN)
+        return 0;
+    return (int)(TCP_SND_BUF - pcb->snd_buf);
+}

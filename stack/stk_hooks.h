@@ -1,0 +1,23 @@
+/*
+ * lwIP hook declarations (LWIP_HOOK_FILENAME): included by lwIP's own
+ * sources where hooks are called. Only plain C types and lwIP's struct
+ * tags here, so it can be included before or after any lwIP header.
+ */
+#ifndef ACCEL_STK_HOOKS_H
+#define ACCEL_STK_HOOKS_H
+
+#include <stdint.h>
+
+struct ip4_addr;
+struct tcp_pcb_listen;
+
+/** RFC 6528 initial sequence number for a new connection (stack/isn.c):
+ *  a keyed hash of the 4-tuple plus a clock. Ports in host order. */
+uint32_t stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
+                      const struct ip4_addr *remote_ip, uint16_t remote_port);
+
+/** A SYN was refused because the listener's accept queue is full
+ *  (patches/0001-tcp-listen-overflow-hook.patch). */
+void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb);
+
+#endif /* ACCEL_STK_HOOKS_H */

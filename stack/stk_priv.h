@@ -1,0 +1,183 @@
+/*
+ * stack/ internals shared by the files of stack/ only (stk__ names): the
+ * socket object, the receive rings, and helpers between sock.c,
+ * sock_tcp.c, sock_udp.c, netif.c and errmap.c. Includes lwIP headers, so
+ * it never leaves stack/ (tests/stack may include it).
+ */
+#ifndef ACCEL_STK_PRIV_H
+#define ACCEL_STK_PRIV_H
+
+#include "stk.h"
+
+#include "lwip/err.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcp.h"
+#include "lwip/udp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Linux's default buffer sizes as getsockopt reports them (sysctl
+ * tcp_wmem/tcp_rmem/wmem_default/rmem_default on Debian 12). */
+#define STK_TCP_SNDBUF_DEFAULT 16384
+#define STK_TCP_RCVBUF_DEFAULT 131072
+#define STK_UDP_BUF_DEFAULT 212992
+#define STK_SNDBUF_MIN 4608 /* SOCK_MIN_SNDBUF */
+#define STK_RCVBUF_MIN 2304 /* SOCK_MIN_RCVBUF */
+#define STK_BUF_MAX (4 * 1024 * 1024) /* net.core.[rw]mem_max */
+#define STK_SOMAXCONN 4096
+#define STK_UDP_MAX_PAYLOAD 65507
+/* Bytes a queued datagram costs against SO_RCVBUF besides its payload
+ * (roughly Linux's skb truesize overhead). */
+#define STK_UDP_OVERHEAD 768
+
+/** A ring of received items (TCP: pbuf chains; UDP: datagrams). */
+struct stk_rx_item {
+    struct pbuf *p;
+    uint32_t addr; /* UDP source, network order */
+    uint16_t port; /* UDP source, host order */
+};
+
+struct stk_ring {
+    struct stk_rx_item *v;
+    uint32_t cap, head, count;
+};
+
+enum stk_tcp_state {
+    STK_TCP_CLOSED = 0, /* fresh, or the connection ended */
+    STK_TCP_LISTEN,
+    STK_TCP_SYN_SENT,
+    STK_TCP_CONNECTED, /* established (and what follows while pcb lives) */
+};
+
+struct stk_sock {
+    int type; /* SOCK_STREAM / SOCK_DGRAM */
+    union {
+        struct tcp_pcb *tcp;
+        struct udp_pcb *udp;
+    } pcb; /* NULL once lwIP freed it (tcp: ext arg destroy callback) */
+
+    stk_notify_fn notify;
+    void *notify_ctx;
+    uint32_t gen;
+    int err; /* pending SO_ERROR, positive errno, 0 = none */
+
+    /* Address as bound by the application (network order / host order). */
+    uint32_t bind_ip;
+    uint16_t bind_port;
+    bool bound;          /* bind() was called (or listen/connect autobound) */
+    bool port_explicit;  /* bind() named a port: kept across disconnects */
+
+    /* Socket options. */
+    bool reuseaddr, reuseport, keepalive, nodelay, broadcast;
+    bool linger_on;
+    int linger_sec;
+    int sndbuf, rcvbuf; /* effective (doubled) values once set, 0 = default */
+    int keepidle, keepintvl, keepcnt; /* seconds / count */
+
+    /* Shutdown and end-of-stream state (Linux sk_shutdown bits). */
+    bool shut_rd, shut_wr;
+
+    /* TCP */
+    enum stk_tcp_state st;
+    bool connecting;       /* connect() returned EINPROGRESS (SS_CONNECTING) */
+    bool connect_reported; /* a connect() call saw the completion */
+    bool fin_rcvd;
+    bool ever_connected;
+    uint32_t peer_ip;      /* TCP peer / UDP default peer, network order */
+    uint16_t peer_port;    /* host order, 0 = none (UDP) */
+    bool udp_connected;
+    uint32_t rcv_limit;    /* receive window cap in bytes */
+    uint32_t snd_limit;    /* send buffer cap in bytes */
+
+    /* Receive queue. rx_bytes: TCP bytes / UDP charged bytes. */
+    struct stk_ring rxq;
+    uint32_t rx_off; /* TCP: bytes already read from the head chain */
+    size_t rx_bytes;
+
+    /* Listening socket: queue of accepted connections. */
+    struct stk_sock *accq_head, *accq_tail;
+    int accq_len;
+    int backlog; /* Linux's clamped backlog: full when accq_len > backlog */
+    struct stk_sock *acc_next;
+    struct stk_sock *listener; /* set while queued on a listener */
+};
+
+/* sock.c */
+/** Recompute events, bump gen when ev_new, and call notify. */
+void stk__changed(struct stk_sock *s, bool ev_new);
+struct stk_sock *stk__sock_alloc(int type);
+void stk__sock_free(struct stk_sock *s);
+int stk__addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
+                 uint16_t *port);
+void stk__addr_out(uint32_t ip, uint16_t port, struct sockaddr *addr,
+                   socklen_t *len);
+/** Copy up to len bytes (and at most what is queued) out of the TCP byte
+ *  queue or the first datagram into iov; see sock.c. */
+int stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr,
+                   uint16_t port);
+struct stk_rx_item *stk__ring_head(struct stk_ring *r);
+struct stk_rx_item *stk__ring_at(struct stk_ring *r, uint32_t i);
+void stk__ring_pop(struct stk_ring *r);
+void stk__ring_free(struct stk_ring *r);
+size_t stk__iov_copy_from_pbuf(const struct msghdr *msg, size_t iov_skip,
+                               struct pbuf *p, uint32_t off, size_t n);
+size_t stk__iov_len(const struct msghdr *msg);
+/** Linux's conflict rule for binding port on ip (network order). */
+bool stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port);
+
+/* sock_tcp.c */
+int stk__tcp_create(struct stk_sock *s);
+int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port);
+int stk__tcp_listen(struct stk_sock *s, int backlog);
+int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
+                    struct sockaddr *addr, socklen_t *len);
+int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
+                     socklen_t len);
+ssize_t stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags);
+ssize_t stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
+                         int flags);
+int stk__tcp_shutdown(struct stk_sock *s, int how);
+void stk__tcp_close(struct stk_sock *s);
+uint32_t stk__tcp_events(struct stk_sock *s);
+int stk__tcp_outq(struct stk_sock *s);
+void stk__tcp_apply_opts(struct stk_sock *s);
+void stk__tcp_window_update(struct stk_sock *s);
+uint32_t stk__tcp_snd_avail(struct stk_sock *s);
+void stk__tcp_init(void);
+
+/* sock_udp.c */
+int stk__udp_create(struct stk_sock *s);
+int stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port);
+int stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr,
+                     socklen_t len);
+ssize_t stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags);
+ssize_t stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
+                         int flags);
+int stk__udp_shutdown(struct stk_sock *s, int how);
+void stk__udp_close(struct stk_sock *s);
+uint32_t stk__udp_events(struct stk_sock *s);
+
+/* sock_opt.c */
+int stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
+                    socklen_t len);
+int stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
+                    socklen_t *len);
+
+/* errmap.c */
+/** lwIP err_t -> -errno (Linux values); ERR_OK -> 0. */
+int stk_err_to_errno(int err);
+
+/* netif.c */
+bool stk__is_local_ip(uint32_t ip);
+uint32_t stk__netif_mtu(void);
+
+/* sys_arch.c */
+uint64_t stk__now_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACCEL_STK_PRIV_H */

@@ -1,0 +1,434 @@
+// Stack test harness implementation: see harness.h.
+#include "harness.h"
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+
+#include <cstring>
+
+namespace stktest {
+
+uint64_t Lab::now_ns_ = 1000000000ull;
+std::deque<Bytes> Lab::txq_;
+std::vector<uint8_t> Lab::txbuf_;
+int Lab::notify_calls_;
+
+static void put16(Bytes &b, size_t off, uint16_t v) {
+    b[off] = v >> 8;
+    b[off + 1] = v & 0xff;
+}
+static void put32(Bytes &b, size_t off, uint32_t v) {
+    put16(b, off, v >> 16);
+    put16(b, off + 2, v & 0xffff);
+}
+static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static uint32_t get32(const uint8_t *p) {
+    return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+uint16_t csum(const uint8_t *p, size_t n, uint32_t sum) {
+    for (size_t i = 0; i + 1 < n; i += 2) sum += get16(p + i);
+    if (n & 1) sum += (uint32_t)p[n - 1] << 8;
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    return (uint16_t)~sum;
+}
+
+static uint32_t pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len) {
+    return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) +
+           proto + (uint32_t)len;
+}
+
+Bytes eth(const uint8_t dst[6], const uint8_t src[6], uint16_t type,
+          const Bytes &payload) {
+    Bytes b(14);
+    memcpy(&b[0], dst, 6);
+    memcpy(&b[6], src, 6);
+    put16(b, 12, type);
+    b.insert(b.end(), payload.begin(), payload.end());
+    return b;
+}
+
+Bytes ipv4(uint32_t src, uint32_t dst, uint8_t proto, const Bytes &l4,
+           uint16_t frag, uint16_t id) {
+    Bytes b(20);
+    b[0] = 0x45;
+    put16(b, 2, (uint16_t)(20 + l4.size()));
+    put16(b, 4, id);
+    put16(b, 6, frag);
+    b[8] = 64;
+    b[9] = proto;
+    put32(b, 12, src);
+    put32(b, 16, dst);
+    put16(b, 10, csum(b.data(), 20));
+    b.insert(b.end(), l4.begin(), l4.end());
+    return b;
+}
+
+Bytes tcp(uint32_t src, uint32_t dst, const TcpSeg &t) {
+    Bytes opt;
+    if (t.mss >= 0) opt.insert(opt.end(), {2, 4, (uint8_t)(t.mss >> 8), (uint8_t)t.mss});
+    if (t.wscale >= 0) opt.insert(opt.end(), {1, 3, 3, (uint8_t)t.wscale});
+    while (opt.size() % 4) opt.push_back(0);
+    Bytes b(20);
+    put16(b, 0, t.sport);
+    put16(b, 2, t.dport);
+    put32(b, 4, t.seq);
+    put32(b, 8, t.ack);
+    b[12] = (uint8_t)(((20 + opt.size()) / 4) << 4);
+    b[13] = t.flags;
+    put16(b, 14, t.win);
+    b.insert(b.end(), opt.begin(), opt.end());
+    b.insert(b.end(), t.payload.begin(), t.payload.end());
+    put16(b, 16, csum(b.data(), b.size(), pseudo(src, dst, 6, b.size())));
+    return ipv4(src, dst, 6, b);
+}
+
+Bytes udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+          const Bytes &payload) {
+    Bytes b(8);
+    put16(b, 0, sport);
+    put16(b, 2, dport);
+    put16(b, 4, (uint16_t)(8 + payload.size()));
+    b.insert(b.end(), payload.begin(), payload.end());
+    uint16_t c = csum(b.data(), b.size(), pseudo(src, dst, 17, b.size()));
+    put16(b, 6, c == 0 ? 0xffff : c);
+    return ipv4(src, dst, 17, b);
+}
+
+bool parse(const Bytes &f, Pkt *o) {
+    *o = Pkt();
+    if (f.size() < 14) return false;
+    o->ethertype = get16(&f[12]);
+    const uint8_t *p = &f[14];
+    size_t n = f.size() - 14;
+    if (o->ethertype == 0x0806) {
+        if (n < 28) return false;
+        o->arp_op = get16(p + 6);
+        o->arp_spa = get32(p + 14);
+        o->arp_tpa = get32(p + 24);
+        return true;
+    }
+    if (o->ethertype != 0x0800 || n < 20) return false;
+    size_t ihl = (p[0] & 0xf) * 4, tot = get16(p + 2);
+    if (tot > n || ihl < 20) return false;
+    o->ip_csum_ok = csum(p, ihl) == 0;
+    o->proto = p[9];
+    o->frag = get16(p + 6);
+    o->src = get32(p + 12);
+    o->dst = get32(p + 16);
+    if (o->frag & 0x3fff) return true;  // a fragment: no L4 header to parse
+    const uint8_t *l4 = p + ihl;
+    size_t l4n = tot - ihl;
+    if (o->proto == 6 && l4n >= 20) {
+        o->l4_csum_ok = csum(l4, l4n, pseudo(o->src, o->dst, 6, l4n)) == 0;
+        o->sport = get16(l4);
+        o->dport = get16(l4 + 2);
+        o->seq = get32(l4 + 4);
+        o->ack = get32(l4 + 8);
+        size_t hl = (l4[12] >> 4) * 4;
+        o->flags = l4[13];
+        o->win = get16(l4 + 14);
+        for (size_t i = 20; i < hl;) {
+            uint8_t k = l4[i];
+            if (k == 0) break;
+            if (k == 1) { i++; continue; }
+            uint8_t len = l4[i + 1];
+            if (k == 2) o->mss = get16(l4 + i + 2);
+            if (k == 3) o->wscale = l4[i + 2];
+            if (k == 4) o->sack_perm = true;
+            if (k == 8) o->ts = true;
+            if (len < 2) break;
+            i += len;
+        }
+        o->payload.assign(l4 + hl, l4 + l4n);
+    } else if (o->proto == 17 && l4n >= 8) {
+        o->l4_csum_ok = get16(l4 + 6) == 0 ||
+                        csum(l4, l4n, pseudo(o->src, o->dst, 17, l4n)) == 0;
+        o->sport = get16(l4);
+        o->dport = get16(l4 + 2);
+        o->payload.assign(l4 + 8, l4 + l4n);
+    } else if (o->proto == 1 && l4n >= 8) {
+        o->l4_csum_ok = csum(l4, l4n) == 0;
+        o->icmp_type = l4[0];
+        o->icmp_code = l4[1];
+        o->payload.assign(l4 + 8, l4 + l4n);
+    }
+    return true;
+}
+
+Bytes pattern(size_t n, uint8_t seed) {
+    Bytes b(n);
+    for (size_t i = 0; i < n; i++) b[i] = (uint8_t)(i * 7 + seed + (i >> 8));
+    return b;
+}
+
+// ---- Lab ----------------------------------------------------------------
+
+uint8_t *Lab::tx_alloc(void *, uint16_t len, void **handle) {
+    txbuf_.assign(len, 0);
+    *handle = nullptr;
+    return txbuf_.data();
+}
+
+void Lab::tx_send(void *, void *, uint16_t len) {
+    txq_.emplace_back(txbuf_.begin(), txbuf_.begin() + len);
+}
+
+void Lab::notify(void *, uint32_t) { notify_calls_++; }
+
+void Lab::SetUp() {
+    stk_test_set_clock(&Lab::clock);
+    stk_netif_cfg cfg{};
+    cfg.ip = htonl(kStackIp);
+    cfg.netmask = htonl(0xffffff00);
+    cfg.gateway = 0;
+    memcpy(cfg.mac, kStackMac, 6);
+    cfg.mtu = 1500;
+    cfg.link.tx_alloc = &Lab::tx_alloc;
+    cfg.link.tx_send = &Lab::tx_send;
+    ASSERT_EQ(stk_init(&cfg), 0);
+    advance(100);
+    drain();
+    base_blocks_ = stk_test_mem_blocks();
+}
+
+void Lab::close_all() {
+    for (stk_sock *s : socks_) stk_sock_close(s);
+    socks_.clear();
+}
+
+void Lab::TearDown() {
+    // Everything closed and every connection finished (FIN retransmits
+    // give up after ~50 min of virtual time, TIME_WAIT expires): the lwIP
+    // heap is back to what the
+    // stack held right after init (its cyclic timers).
+    close_all();
+    for (int i = 0; i < 7200 && stk_test_mem_blocks() != base_blocks_; i++) {
+        advance(1000);
+        txq_.clear();
+    }
+    txq_.clear();
+    EXPECT_EQ(stk_test_socks(), 0);
+    EXPECT_EQ(stk_test_mem_blocks(), base_blocks_) << "lwIP heap blocks left";
+    EXPECT_EQ(stk_test_asserts(), 0) << "lwIP assertions failed";
+}
+
+void Lab::advance(uint32_t ms) {
+    for (uint32_t t = 0; t < ms; t += 10) {
+        now_ns_ += 10ull * 1000000ull;
+        stk_timers();
+    }
+}
+
+std::vector<Pkt> Lab::drain() {
+    std::vector<Pkt> out;
+    while (!txq_.empty()) {
+        Bytes f = txq_.front();
+        txq_.pop_front();
+        Pkt p;
+        if (!parse(f, &p)) {
+            ADD_FAILURE() << "stack sent an unparsable frame";
+            continue;
+        }
+        if (p.ethertype == 0x0806) {
+            if (p.arp_op == 1 && p.arp_tpa == kPeerIp) {
+                Bytes a(28);
+                put16(a, 0, 1);
+                put16(a, 2, 0x0800);
+                a[4] = 6;
+                a[5] = 4;
+                put16(a, 6, 2);
+                memcpy(&a[8], kPeerMac, 6);
+                put32(a, 14, kPeerIp);
+                memcpy(&a[18], kStackMac, 6);
+                put32(a, 24, kStackIp);
+                Bytes fr = eth(kStackMac, kPeerMac, 0x0806, a);
+                stk_input(fr.data(), fr.size());
+                continue;
+            }
+            out.push_back(p);
+            continue;
+        }
+        EXPECT_TRUE(p.ip_csum_ok);
+        if ((p.frag & 0x3fff) == 0 &&
+            (p.proto == 6 || p.proto == 17 || p.proto == 1)) {
+            EXPECT_TRUE(p.l4_csum_ok);
+        }
+        out.push_back(p);
+    }
+    return out;
+}
+
+Pkt Lab::one() {
+    std::vector<Pkt> v = drain();
+    EXPECT_EQ(v.size(), 1u);
+    return v.empty() ? Pkt() : v[0];
+}
+
+void Lab::inject_ip(const Bytes &ip) {
+    Bytes f = eth(kStackMac, kPeerMac, 0x0800, ip);
+    stk_input(f.data(), f.size());
+}
+
+stk_sock *Lab::tcp_sock() {
+    stk_sock *s = nullptr;
+    EXPECT_EQ(stk_sock_create(SOCK_STREAM, &s), 0);
+    stk_sock_set_notify(s, &Lab::notify, nullptr);
+    socks_.push_back(s);
+    return s;
+}
+
+stk_sock *Lab::udp_sock() {
+    stk_sock *s = nullptr;
+    EXPECT_EQ(stk_sock_create(SOCK_DGRAM, &s), 0);
+    socks_.push_back(s);
+    return s;
+}
+
+static sockaddr_in sin_of(uint32_t ip, uint16_t port) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(ip);
+    a.sin_port = htons(port);
+    return a;
+}
+
+int Lab::bind_port(stk_sock *s, uint16_t port, uint32_t ip) {
+    sockaddr_in a = sin_of(ip, port);
+    return stk_sock_bind(s, (sockaddr *)&a, sizeof(a));
+}
+
+int Lab::connect_to(stk_sock *s, uint32_t ip, uint16_t port) {
+    sockaddr_in a = sin_of(ip, port);
+    return stk_sock_connect(s, (sockaddr *)&a, sizeof(a));
+}
+
+ssize_t Lab::send_bytes(stk_sock *s, const Bytes &b, int flags) {
+    iovec iov{(void *)b.data(), b.size()};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    return stk_sock_sendmsg(s, &m, flags);
+}
+
+ssize_t Lab::recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags) {
+    out->assign(max, 0);
+    iovec iov{out->data(), max};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    ssize_t n = stk_sock_recvmsg(s, &m, flags);
+    out->resize(n > 0 ? (size_t)n : 0);
+    return n;
+}
+
+Lab::Conn Lab::active_open(uint16_t peer_port) {
+    Conn c;
+    c.s = tcp_sock();
+    c.pport = peer_port;
+    EXPECT_EQ(connect_to(c.s, kPeerIp, peer_port), -EINPROGRESS);
+    Pkt syn = one();
+    EXPECT_EQ(syn.flags, SYN);
+    EXPECT_EQ(syn.mss, 1460);
+    EXPECT_EQ(syn.wscale, 7);
+    c.sport = syn.sport;
+    c.rcv = syn.seq + 1;
+    c.snd = 5000;
+    TcpSeg sa;
+    sa.sport = peer_port;
+    sa.dport = c.sport;
+    sa.seq = c.snd++;
+    sa.ack = c.rcv;
+    sa.flags = SYN | ACK;
+    sa.mss = 1460;
+    sa.wscale = 0;
+    inject_tcp(sa);
+    Pkt ack = one();
+    EXPECT_EQ(ack.flags, ACK);
+    EXPECT_EQ(ack.ack, c.snd);
+    return c;
+}
+
+Lab::Conn Lab::passive_open(stk_sock *listener, uint16_t stack_port,
+                            uint16_t peer_port) {
+    Conn c;
+    c.sport = stack_port;
+    c.pport = peer_port;
+    c.snd = 7000;
+    TcpSeg syn;
+    syn.sport = peer_port;
+    syn.dport = stack_port;
+    syn.seq = c.snd++;
+    syn.flags = SYN;
+    syn.mss = 1460;
+    syn.wscale = 0;
+    inject_tcp(syn);
+    std::vector<Pkt> v = drain();
+    if (v.size() != 1 || v[0].flags != (SYN | ACK)) {
+        ADD_FAILURE() << "no SYN-ACK (" << v.size() << " frames)";
+        return c;
+    }
+    c.rcv = v[0].seq + 1;
+    TcpSeg ack;
+    ack.sport = peer_port;
+    ack.dport = stack_port;
+    ack.seq = c.snd;
+    ack.ack = c.rcv;
+    ack.flags = ACK;
+    inject_tcp(ack);
+    sockaddr_in a{};
+    socklen_t al = sizeof(a);
+    if (stk_sock_accept(listener, &c.s, (sockaddr *)&a, &al) == 0) {
+        socks_.push_back(c.s);
+        EXPECT_EQ(ntohs(a.sin_port), peer_port);
+    }
+    return c;
+}
+
+void Lab::peer_send(Conn &c, const Bytes &data, uint8_t extra, uint16_t win) {
+    TcpSeg t;
+    t.sport = c.pport;
+    t.dport = c.sport;
+    t.seq = c.snd;
+    t.ack = c.rcv;
+    t.flags = ACK | extra | (data.empty() ? 0 : PSH);
+    t.win = win;
+    t.payload = data;
+    inject_tcp(t);
+    c.snd += (uint32_t)data.size() + ((extra & (FIN | SYN)) ? 1 : 0);
+}
+
+void Lab::peer_ack(Conn &c, uint16_t win) { peer_send(c, {}, 0, win); }
+
+Bytes Lab::take_data(Conn &c, std::vector<Pkt> *pkts) {
+    Bytes out;
+    for (const Pkt &p : drain()) {
+        if (pkts) pkts->push_back(p);
+        if (p.proto != 6 || p.dport != c.pport) continue;
+        if (p.seq == c.rcv && !p.payload.empty()) {
+            out.insert(out.end(), p.payload.begin(), p.payload.end());
+            c.rcv += (uint32_t)p.payload.size();
+        }
+        if (p.flags & FIN) c.rcv += 1;
+    }
+    return out;
+}
+
+}  // namespace stktest
+
+namespace stktest {
+Bytes Lab::pull(Conn &c, size_t n, uint16_t win, std::vector<Pkt> *pkts) {
+    Bytes out;
+    for (int i = 0; i < 1000 && out.size() < n; i++) {
+        Bytes b = take_data(c, pkts);
+        if (b.empty()) {
+            advance(200);
+            b = take_data(c, pkts);
+            if (b.empty()) break;
+        }
+        out.insert(out.end(), b.begin(), b.end());
+        peer_ack(c, win);
+    }
+    return out;
+}
+}  // namespace stktest
