@@ -47,6 +47,23 @@ int rt_cfg_load(void);
 /** Write every option with its type, default, range and doc to fd. */
 void rt_cfg_list_options(int fd);
 
+/* ---- additive (runtime work) -------------------------------------------- */
+
+/** Free the strdup'd str options of *cfg and zero them (safe twice). */
+void rt_cfg_free(struct rt_cfg *cfg);
+
+/** Write the effective configuration, one "NAME=value" line per option,
+ *  to fd (no stdio). */
+void rt_cfg_write_effective(int fd, const struct rt_cfg *cfg);
+
+/** The word of an enum option's value, e.g. rt_cfg_enum_word("ACCEL_DRIVER",
+ *  rt_cfg.driver) -> "auto"; "?" when out of range or not an enum. */
+const char *rt_cfg_enum_word(const char *name, int value);
+
+/* Enum values, in the order of the words in cfg_options.def. */
+enum { RT_DRIVER_AUTO = 0, RT_DRIVER_AF_XDP = 1, RT_DRIVER_AF_PACKET = 2 };
+enum { RT_HUGE_AUTO = 0, RT_HUGE_ON = 1, RT_HUGE_OFF = 2 };
+
 #ifdef __cplusplus
 }
 #endif

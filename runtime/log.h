@@ -23,6 +23,13 @@ extern int rt_log_level; /* current level, set from ACCEL_LOG_LEVEL */
 void rt_log_write(int level, const char *subsys, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/** Send logs to path (appended, created 0644, "%p" expands to the pid)
+ *  instead of stderr; NULL or "" goes back to stderr. 0 or -errno. */
+int rt_log_set_file(const char *path);
+
+/** Write one already formatted line (no prefix added) to the log fd. */
+void rt_log_raw(const char *buf, unsigned long len);
+
 #define RT_LOG(level, subsys, ...)                                         \
     do {                                                                   \
         if ((level) <= rt_log_level)                                       \

@@ -25,6 +25,14 @@ extern struct rt_stats rt_stats;
 /** Write the counters, one "name value" line each, to fd (no stdio). */
 void rt_stats_write(int fd);
 
+/** Tell the exit dump what the data path is: a short description of the
+ *  port ("net_af_xdp0 on veth-a"), or NULL when it is not running. */
+void rt_stats_set_datapath(const char *desc);
+
+/** Register rt_stats_dump() with atexit() once (no-op unless ACCEL_STATS;
+ *  call after rt_cfg_load). Safe from any thread, any number of times. */
+void rt_stats_register_exit(void);
+
 #ifdef __cplusplus
 }
 #endif

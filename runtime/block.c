@@ -1,0 +1,464 @@
+/*
+ * Blocking waits. rt_block() first spins for ACCEL_POLL_USEC, polling the
+ * port under the stack lock (and, every SPIN_FD_CHECK turns, the caller's
+ * kernel fds with a zero timeout and the pending signals: the spin runs
+ * with signals blocked so a signal still ends the wait with EINTR, as in
+ * the kernel); then it sleeps in the kernel with a raw
+ * ppoll system call (libaccel.so interposes ppoll) on: the port's rx wait
+ * fds, this thread's own wakeup eventfd and the caller's fds, the timeout
+ * cut to the next lwIP timer. The port's wait fds are the AF_XDP/AF_PACKET
+ * sockets the PMD opened (POLLIN while its rx ring holds frames), found by
+ * scanning the process's fds around port start-up and by the notes preload
+ * sends through rt_note_port_socket(); for memif, the rx queue's interrupt
+ * eventfd, armed before the sleep; with neither, sleeps are cut to 1 ms.
+ *
+ * Wakeups: each sleeping thread owns an eventfd in a slot table. rt_wakeup()
+ * bumps a generation counter and writes the eventfd of every slot marked
+ * sleeping, so it costs one atomic load when nobody sleeps. A sleeper marks
+ * its slot, then re-reads the generation before it sleeps, so a wakeup is
+ * never lost between its last check and the ppoll. Each thread drains only
+ * its own eventfd, so no thread can eat another's wakeup.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_pause.h>
+
+#include "log.h"
+#include "rt.h"
+#include "rt_int.h"
+#include "stats.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+#define SPIN_FD_CHECK 64
+#define MAX_SLEEPERS 64
+#define STACK_PFDS 64
+#define HIGH_FD 900
+/* Without an rx wait fd (memif in DPDK 22.11 has no rx interrupt), a
+ * sleeper naps: NAP_MIN_NS after traffic, doubling while idle up to
+ * NAP_MAX_NS, so a ping-pong stays fast and an idle process stays cheap. */
+#define NAP_MIN_NS 50000
+#define NAP_MAX_NS 1000000
+static __thread int64_t nap_ns = NAP_MIN_NS;
+
+struct sleeper_slot {
+    _Atomic int fd;       /* eventfd of the owning thread, -1 if free */
+    _Atomic int sleeping; /* 1 while the owner may be inside ppoll */
+};
+
+static struct sleeper_slot slots[MAX_SLEEPERS];
+static _Atomic uint64_t wake_gen;
+_Atomic int rt__sleepers;
+
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+static pthread_key_t slot_key;
+static __thread int my_slot = -1;
+
+/* ---- this thread's wakeup eventfd --------------------------------------- */
+
+static void slot_release(void *arg)
+{
+    int slot = (int)(intptr_t)arg - 1;
+    int fd;
+
+    if (slot < 0 || slot >= MAX_SLEEPERS)
+        return;
+    fd = atomic_exchange(&slots[slot].fd, -1);
+    if (fd >= 0)
+        syscall(SYS_close, fd);
+}
+
+static void slots_init(void)
+{
+    for (int i = 0; i < MAX_SLEEPERS; i++)
+        atomic_store(&slots[i].fd, -1);
+    pthread_key_create(&slot_key, slot_release);
+}
+
+/* The calling thread's slot, created on first use; -1 if none is free. */
+static int my_sleeper_slot(void)
+{
+    long fd, hi;
+
+    if (my_slot >= 0)
+        return my_slot;
+    pthread_once(&slots_once, slots_init);
+    fd = syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    /* Keep it away from the low numbers applications use and close. */
+    hi = syscall(SYS_fcntl, (int)fd, F_DUPFD_CLOEXEC, HIGH_FD);
+    if (hi >= 0) {
+        syscall(SYS_close, (int)fd);
+        fd = hi;
+    }
+    for (int i = 0; i < MAX_SLEEPERS; i++) {
+        int expect = -1;
+        if (atomic_compare_exchange_strong(&slots[i].fd, &expect, (int)fd)) {
+            my_slot = i;
+            pthread_setspecific(slot_key, (void *)(intptr_t)(i + 1));
+            return i;
+        }
+    }
+    syscall(SYS_close, (int)fd);
+    return -1;
+}
+
+void rt_wakeup(void)
+{
+    uint64_t one = 1;
+
+    atomic_fetch_add(&wake_gen, 1);
+    if (atomic_load(&rt__sleepers) == 0)
+        return;
+    for (int i = 0; i < MAX_SLEEPERS; i++) {
+        if (atomic_load(&slots[i].sleeping)) {
+            int fd = atomic_load(&slots[i].fd);
+            if (fd >= 0)
+                syscall(SYS_write, fd, &one, sizeof(one));
+        }
+    }
+}
+
+/* ---- the port's wait fds ------------------------------------------------- */
+
+#define MAX_NOTES 16
+static int notes[MAX_NOTES];
+static int nnotes;
+static bool scanning;
+static unsigned char before[4096 / 8]; /* port sockets open before start */
+
+static bool is_port_socket(int fd)
+{
+    int dom = 0;
+    socklen_t len = sizeof(dom);
+
+    if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &dom, &len) != 0)
+        return false;
+    return dom == AF_XDP || dom == AF_PACKET;
+}
+
+/* Call fn for every open fd below 4096 (via /proc/self/fd). */
+static void for_each_fd(void (*fn)(int fd))
+{
+    char buf[4096];
+    long dfd, n;
+
+    dfd = syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+                  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    while ((n = syscall(SYS_getdents64, (int)dfd, buf, sizeof(buf))) > 0) {
+        for (long off = 0; off < n;) {
+            struct dirent64 *d = (struct dirent64 *)(buf + off);
+            char *end;
+            long fd = strtol(d->d_name, &end, 10);
+
+            if (*end == '\0' && d->d_name[0] != '\0' && fd != dfd &&
+                fd < 4096)
+                fn((int)fd);
+            off += d->d_reclen;
+        }
+    }
+    syscall(SYS_close, (int)dfd);
+}
+
+static void mark_before(int fd)
+{
+    if (is_port_socket(fd))
+        before[fd / 8] |= (unsigned char)(1u << (fd % 8));
+}
+
+static void add_wait_fd(int fd)
+{
+    if (rt__port.wait_kind == RT__WAIT_INTR)
+        return;
+    if (fd >= 0 && fd < 4096 && (before[fd / 8] & (1u << (fd % 8))))
+        return;
+    if (!is_port_socket(fd))
+        return;
+    for (int i = 0; i < rt__port.nwait; i++)
+        if (rt__port.wait_fds[i] == fd)
+            return;
+    if (rt__port.nwait < RT__MAX_WAIT_FDS) {
+        rt__port.wait_fds[rt__port.nwait++] = fd;
+        rt__port.wait_kind = RT__WAIT_SOCK;
+    }
+}
+
+void rt__port_fds_scan_begin(void)
+{
+    memset(before, 0, sizeof(before));
+    nnotes = 0;
+    scanning = true;
+    for_each_fd(mark_before);
+}
+
+void rt__port_fds_scan_end(void)
+{
+    scanning = false;
+    for_each_fd(add_wait_fd);
+    for (int i = 0; i < nnotes; i++)
+        add_wait_fd(notes[i]);
+    nnotes = 0;
+}
+
+void rt_note_port_socket(int fd, int domain)
+{
+    (void)domain;
+    /* Only sockets created while the port starts (under the start lock)
+     * belong to the port. */
+    if (scanning && nnotes < MAX_NOTES)
+        notes[nnotes++] = fd;
+}
+
+/* ---- sleeping ------------------------------------------------------------ */
+
+/* ppoll(2) with a timeout in nanoseconds (-1: none). */
+static long raw_ppoll_ns(struct pollfd *pfds, int n, int64_t timeout_ns,
+                         const void *sigmask)
+{
+    struct timespec ts, *tp = NULL;
+
+    if (timeout_ns >= 0) {
+        ts.tv_sec = (time_t)(timeout_ns / 1000000000);
+        ts.tv_nsec = (long)(timeout_ns % 1000000000);
+        tp = &ts;
+    }
+    return syscall(SYS_ppoll, pfds, (unsigned long)n, tp, sigmask,
+                   sigmask != NULL ? (size_t)(_NSIG / 8) : (size_t)0);
+}
+
+static long raw_ppoll(struct pollfd *pfds, int n, int timeout_ms,
+                      const void *sigmask)
+{
+    return raw_ppoll_ns(pfds, n,
+                        timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000,
+                        sigmask);
+}
+
+/* Zero-timeout check of the caller's fds: count of ready ones, or -errno. */
+static int check_extra(struct pollfd *extra, int nextra)
+{
+    long r;
+
+    if (nextra <= 0)
+        return 0;
+    r = raw_ppoll(extra, nextra, 0, NULL);
+    return r < 0 ? -errno : (int)r;
+}
+
+/* Last poll before sleeping, under the lock: picks up frames already
+ * queued, refreshes the timer deadline after whatever the caller just did
+ * to the stack, and arms the rx interrupt first (RT__WAIT_INTR) since
+ * frames that arrived before arming raise none. Returns frames received. */
+static int poll_before_sleep(void)
+{
+    bool intr = rt__port.wait_kind == RT__WAIT_INTR;
+    int n;
+
+    rt_lock();
+    if (intr)
+        rt__port_intr_arm();
+    n = rt_poll();
+    if (n > 0 && intr)
+        rt__port_intr_disarm();
+    rt_unlock();
+    return n;
+}
+
+static int sleep_once(struct pollfd *extra, int nextra, int ms,
+                      const void *sigmask, uint64_t gen0)
+{
+    struct pollfd stack_pfds[STACK_PFDS], *pfds = stack_pfds;
+    int nport = rt__port.nwait, slot, total, ready = 0, rc = 0;
+    long r;
+    int t, n;
+    int64_t timeout_ns;
+    bool napping = false;
+
+    if (poll_before_sleep() > 0)
+        return 0;
+    t = rt_next_timer_ms();
+    if (ms < 0 || t < ms)
+        ms = t;
+    slot = my_sleeper_slot();
+    timeout_ns = ms < 0 ? -1 : (int64_t)ms * 1000000;
+    if ((rt__port.wait_kind == RT__WAIT_NONE || slot < 0) &&
+        (timeout_ns < 0 || timeout_ns > nap_ns)) {
+        napping = true;
+        timeout_ns = nap_ns;
+    }
+    total = nport + (slot >= 0 ? 1 : 0) + nextra;
+    if (total > STACK_PFDS) {
+        pfds = malloc(sizeof(*pfds) * (size_t)total);
+        if (pfds == NULL)
+            return -ENOMEM;
+    }
+    for (int i = 0; i < nport; i++)
+        pfds[i] = (struct pollfd){.fd = rt__port.wait_fds[i], .events = POLLIN};
+    if (slot >= 0)
+        pfds[nport] = (struct pollfd){.fd = atomic_load(&slots[slot].fd),
+                                      .events = POLLIN};
+    for (int i = 0; i < nextra; i++) {
+        extra[i].revents = 0;
+        pfds[total - nextra + i] = extra[i];
+    }
+
+    if (slot >= 0)
+        atomic_store(&slots[slot].sleeping, 1);
+    atomic_fetch_add(&rt__sleepers, 1);
+    if (atomic_load(&wake_gen) != gen0)
+        r = raw_ppoll(pfds + total - nextra, nextra, 0, sigmask);
+    else
+        r = raw_ppoll_ns(pfds, total, timeout_ns, sigmask);
+    if (r < 0)
+        rc = -errno;
+    atomic_fetch_sub(&rt__sleepers, 1);
+    if (slot >= 0) {
+        uint64_t v;
+        atomic_store(&slots[slot].sleeping, 0);
+        if (pfds[nport].revents != 0)
+            syscall(SYS_read, pfds[nport].fd, &v, sizeof(v));
+    }
+    for (int i = 0; i < nextra; i++) {
+        extra[i].revents = pfds[total - nextra + i].revents;
+        if (extra[i].revents != 0)
+            ready++;
+    }
+    if (pfds != stack_pfds)
+        free(pfds);
+
+    rt_lock();
+    RT_STAT_INC(sleeps);
+    if (rt__port.wait_kind == RT__WAIT_INTR)
+        rt__port_intr_disarm();
+    n = rt_poll();
+    rt_unlock();
+    if (n > 0)
+        nap_ns = NAP_MIN_NS;
+    else if (napping && nap_ns < NAP_MAX_NS)
+        nap_ns = nap_ns * 2 > NAP_MAX_NS ? NAP_MAX_NS : nap_ns * 2;
+    return rc < 0 ? rc : ready;
+}
+
+/* True if a signal is pending that the wait mask eff would let through:
+ * the wait must end with EINTR as the kernel's would. */
+static bool signal_ready(const sigset_t *eff)
+{
+    sigset_t pend, notblocked;
+
+    sigemptyset(&pend);
+    if (syscall(SYS_rt_sigpending, &pend, (size_t)(_NSIG / 8)) != 0)
+        return false;
+    sigemptyset(&notblocked);
+    sigfillset(&notblocked);
+    for (int sig = 1; sig < _NSIG; sig++)
+        if (sigismember(eff, sig) == 1)
+            sigdelset(&notblocked, sig);
+    sigandset(&pend, &pend, &notblocked);
+    return !sigisemptyset(&pend);
+}
+
+int rt_block(struct pollfd *extra, int nextra, int timeout_ms,
+             const void *sigmask)
+{
+    int saved = errno, rc = 0, ms;
+    uint64_t now = rt_now_ns(), gen0 = atomic_load(&wake_gen);
+    uint64_t end = timeout_ms >= 0 ? now + (uint64_t)timeout_ms * 1000000u
+                                   : UINT64_MAX;
+    sigset_t all, orig, eff;
+    bool masked = false;
+
+    if (!rt_started()) {
+        long r = raw_ppoll(extra, nextra, timeout_ms, sigmask);
+        rc = r < 0 ? -errno : (int)r;
+        goto out;
+    }
+    if (rt_cfg.poll_usec > 0 && timeout_ms != 0) {
+        uint64_t spin_end = now + (uint64_t)rt_cfg.poll_usec * 1000u;
+
+        /* Spin with every signal blocked, so one that arrives turns into
+         * EINTR: it stays pending, the spin sees it and stops, and the
+         * ppoll below, run with the wait's mask, takes it at once. */
+        sigfillset(&all);
+        sigemptyset(&orig);
+        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &orig,
+                (size_t)(_NSIG / 8));
+        eff = sigmask != NULL ? *(const sigset_t *)sigmask : orig;
+        masked = true;
+        if (spin_end > end)
+            spin_end = end;
+        for (unsigned turn = 1;; turn++) {
+            int n;
+            rt_lock();
+            n = rt_poll();
+            rt_unlock();
+            if (n > 0 || atomic_load(&wake_gen) != gen0)
+                goto out;
+            if (turn % SPIN_FD_CHECK == 0) {
+                rc = check_extra(extra, nextra);
+                if (rc != 0)
+                    goto out;
+                if (signal_ready(&eff))
+                    break;
+            }
+            now = rt_now_ns();
+            if (now >= spin_end)
+                break;
+            rte_pause();
+        }
+    }
+    if (timeout_ms == 0 || now >= end) {
+        rt_lock();
+        rt_poll();
+        rt_unlock();
+        rc = check_extra(extra, nextra);
+        goto out;
+    }
+    ms = timeout_ms < 0 ? -1 : (int)((end - now + 999999u) / 1000000u);
+    rc = sleep_once(extra, nextra, ms, masked ? &eff : sigmask, gen0);
+out:
+    if (masked)
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &orig, NULL,
+                (size_t)(_NSIG / 8));
+    errno = saved;
+    return rc;
+}
+
+/* Progress thread: sleep on the port's fds only (no wakeup slot). */
+int rt__sleep_port(int timeout_ms)
+{
+    struct pollfd pfds[RT__MAX_WAIT_FDS];
+    int n = rt__port.nwait;
+    long r;
+
+    if (poll_before_sleep() > 0)
+        return 1;
+    if (rt__port.wait_kind == RT__WAIT_NONE)
+        n = 0; /* a timed sleep of one period */
+    for (int i = 0; i < n; i++)
+        pfds[i] = (struct pollfd){.fd = rt__port.wait_fds[i], .events = POLLIN};
+    r = raw_ppoll(pfds, n, timeout_ms, NULL);
+    if (rt__port.wait_kind == RT__WAIT_INTR) {
+        rt_lock();
+        rt__port_intr_disarm();
+        rt_unlock();
+    }
+    return r < 0 ? -errno : (int)r;
+}

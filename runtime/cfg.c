@@ -1,0 +1,608 @@
+/*
+ * Configuration parser. The table of options is generated from
+ * cfg_options.def (one RT_OPT row per ACCEL_* variable): defaults, types,
+ * ranges and docs all come from that one list. rt_cfg_parse() reads a
+ * NULL-terminated environment array, applies defaults, range-checks every
+ * value, warns about unknown ACCEL_* names (with the nearest known name as a
+ * suggestion) and derives the binary forms of ACCEL_IP, ACCEL_GATEWAY and
+ * ACCEL_MAC. A bad value gives -EINVAL and one line naming the variable, the
+ * bad value and the fix. rt_cfg_load() does this once for `environ` into the
+ * process-wide rt_cfg. Nothing here uses stdio: output goes through raw
+ * write(2) so it works inside the preloaded library.
+ */
+#include "cfg.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+
+extern char **environ;
+
+struct rt_cfg rt_cfg;
+
+enum opt_type { T_u32, T_bool, T_str, T_enum };
+
+struct opt_desc {
+    const char *name;
+    enum opt_type type;
+    size_t off;
+    const char *def_str; /* bool, str, enum */
+    uint32_t def_u32;
+    uint32_t min, max;   /* u32 */
+    const char *words;   /* enum: "a|b|c" */
+    const char *doc;
+};
+
+#define OPT_DEF_u32(d) .def_u32 = (d)
+#define OPT_DEF_bool(d) .def_str = (d)
+#define OPT_DEF_str(d) .def_str = (d)
+#define OPT_DEF_enum(d) .def_str = (d)
+#define OPT_RANGE_u32(lo, hi) .min = (lo), .max = (hi)
+#define OPT_RANGE_bool(lo, hi) .min = (lo), .max = (hi)
+#define OPT_RANGE_str(lo, hi) .min = (lo), .max = (hi)
+#define OPT_RANGE_enum(lo, hi) .words = (lo), .max = (hi)
+
+static const struct opt_desc opts[] = {
+#define RT_OPT(NAME, fld, ty, def, lo, hi, docstr)                         \
+    {.name = #NAME,                                                        \
+     .type = T_##ty,                                                       \
+     .off = offsetof(struct rt_cfg, fld),                                  \
+     OPT_DEF_##ty(def),                                                    \
+     OPT_RANGE_##ty(lo, hi),                                               \
+     .doc = docstr},
+#include "cfg_options.def"
+#undef RT_OPT
+};
+
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* Raw write of a whole buffer (no stdio, not the interposed write). */
+static void put(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, s, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static void putf(int fd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void putf(int fd, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    put(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err == NULL || errlen == 0)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static const struct opt_desc *find_opt(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strlen(opts[i].name) == len && memcmp(opts[i].name, name, len) == 0)
+            return &opts[i];
+    return NULL;
+}
+
+/* Index of word in "a|b|c" (case-insensitive), or -1. */
+static int enum_index(const char *words, const char *val)
+{
+    size_t vlen = strlen(val);
+    int idx = 0;
+
+    for (const char *w = words; *w != '\0'; idx++) {
+        const char *bar = strchr(w, '|');
+        size_t wlen = bar ? (size_t)(bar - w) : strlen(w);
+
+        if (wlen == vlen && strncasecmp(w, val, wlen) == 0)
+            return idx;
+        if (bar == NULL)
+            break;
+        w = bar + 1;
+    }
+    return -1;
+}
+
+/* Copy word number idx of "a|b|c" into out; "?" if none. */
+static const char *enum_word(const char *words, int idx, char *out, size_t n)
+{
+    const char *w = words;
+
+    for (int i = 0; i < idx && w != NULL; i++) {
+        w = strchr(w, '|');
+        if (w != NULL)
+            w++;
+    }
+    if (w == NULL || idx < 0) {
+        snprintf(out, n, "?");
+        return out;
+    }
+    const char *bar = strchr(w, '|');
+    size_t wlen = bar ? (size_t)(bar - w) : strlen(w);
+    snprintf(out, n, "%.*s", (int)wlen, w);
+    return out;
+}
+
+static int parse_bool(const char *v)
+{
+    static const char *const yes[] = {"1", "yes", "on", "true"};
+    static const char *const no[] = {"0", "no", "off", "false"};
+
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0)
+            return 1;
+        if (strcasecmp(v, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* Strict decimal: digits only, no sign, no spaces, no overflow. */
+static int parse_u32(const char *v, uint32_t *out)
+{
+    uint64_t n = 0;
+
+    if (*v == '\0')
+        return -1;
+    for (; *v != '\0'; v++) {
+        if (*v < '0' || *v > '9')
+            return -1;
+        n = n * 10 + (uint64_t)(*v - '0');
+        if (n > UINT32_MAX)
+            return -1;
+    }
+    *out = (uint32_t)n;
+    return 0;
+}
+
+/* Store value v of option o into cfg. 0 or -EINVAL with err set. */
+static int set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg,
+                   char *err, size_t errlen)
+{
+    void *field = (char *)cfg + o->off;
+    uint32_t u;
+    int b, idx;
+    char *copy;
+
+    switch (o->type) {
+    case T_u32:
+        if (parse_u32(v, &u) != 0) {
+            seterr(err, errlen,
+                   "%s=%s: not a number; set %s to a whole number from %u to %u",
+                   o->name, v, o->name, o->min, o->max);
+            return -EINVAL;
+        }
+        if (u < o->min || u > o->max) {
+            seterr(err, errlen,
+                   "%s=%s: out of range; set %s to a number from %u to %u",
+                   o->name, v, o->name, o->min, o->max);
+            return -EINVAL;
+        }
+        *(uint32_t *)field = u;
+        return 0;
+    case T_bool:
+        b = parse_bool(v);
+        if (b < 0) {
+            seterr(err, errlen,
+                   "%s=%s: not a boolean; set %s=1 or %s=0 (yes/no, on/off, "
+                   "true/false also work)",
+                   o->name, v, o->name, o->name);
+            return -EINVAL;
+        }
+        *(bool *)field = b != 0;
+        return 0;
+    case T_enum:
+        idx = enum_index(o->words, v);
+        if (idx < 0) {
+            seterr(err, errlen,
+                   "%s=%s: not a valid choice; set %s to one of %s", o->name,
+                   v, o->name, o->words);
+            return -EINVAL;
+        }
+        *(int *)field = idx;
+        return 0;
+    case T_str:
+        if (strlen(v) >= RT_CFG_STR_MAX) {
+            seterr(err, errlen,
+                   "%s: value too long (%zu bytes); set %s to at most %d "
+                   "bytes",
+                   o->name, strlen(v), o->name, RT_CFG_STR_MAX - 1);
+            return -EINVAL;
+        }
+        copy = strdup(v);
+        if (copy == NULL) {
+            seterr(err, errlen, "%s: out of memory", o->name);
+            return -ENOMEM;
+        }
+        free(*(char **)field);
+        *(char **)field = copy;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* Levenshtein distance of two short names (capped at 64 characters). */
+static unsigned edit_distance(const char *a, const char *b)
+{
+    unsigned prev[65], cur[65];
+    size_t la = strlen(a), lb = strlen(b);
+
+    if (la > 64 || lb > 64)
+        return UINT_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            unsigned del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, sizeof(unsigned) * (lb + 1));
+    }
+    return prev[lb];
+}
+
+static void warn_unknown(const char *name, size_t len,
+                         void (*warn)(const char *line))
+{
+    char nm[128], line[256];
+    const char *best = NULL;
+    unsigned bestd = UINT_MAX;
+
+    if (warn == NULL)
+        return;
+    snprintf(nm, sizeof(nm), "%.*s", (int)len, name);
+    for (size_t i = 0; i < NOPTS; i++) {
+        unsigned d = edit_distance(nm, opts[i].name);
+        if (d < bestd) {
+            bestd = d;
+            best = opts[i].name;
+        }
+    }
+    if (best != NULL && bestd <= 3)
+        snprintf(line, sizeof(line),
+                 "unknown variable %s ignored; did you mean %s?", nm, best);
+    else
+        snprintf(line, sizeof(line),
+                 "unknown variable %s ignored; `accel-run --list-options` "
+                 "lists the known ones",
+                 nm);
+    warn(line);
+}
+
+/* "a.b.c.d" -> network order; strict dotted quad. */
+static int parse_ip4(const char *s, uint32_t *out)
+{
+    struct in_addr a;
+
+    if (inet_pton(AF_INET, s, &a) != 1)
+        return -1;
+    *out = a.s_addr;
+    return 0;
+}
+
+static bool ip_is_unicast(uint32_t ip_n)
+{
+    uint32_t h = ntohl(ip_n);
+    uint8_t first = (uint8_t)(h >> 24);
+
+    return h != 0 && first != 127 && first < 224;
+}
+
+static int derive_ip(struct rt_cfg *cfg, char *err, size_t errlen)
+{
+    const char *v = cfg->ip;
+    char addr[64];
+    const char *slash = strchr(v, '/');
+    uint32_t ip = 0, prefix = 0, mask;
+
+    bool ok = slash != NULL && (size_t)(slash - v) < sizeof(addr);
+
+    if (ok) {
+        memcpy(addr, v, (size_t)(slash - v));
+        addr[slash - v] = '\0';
+        ok = parse_ip4(addr, &ip) == 0 && parse_u32(slash + 1, &prefix) == 0 &&
+             prefix >= 1 && prefix <= 32;
+    }
+    if (!ok) {
+        seterr(err, errlen,
+               "ACCEL_IP=%s: not an IPv4 address/prefix; set "
+               "ACCEL_IP=a.b.c.d/len (len 1..32), e.g. 10.200.0.2/24",
+               v);
+        return -EINVAL;
+    }
+    mask = prefix == 32 ? 0xffffffffu : htonl(~(0xffffffffu >> prefix));
+    if (!ip_is_unicast(ip)) {
+        seterr(err, errlen,
+               "ACCEL_IP=%s: not a usable unicast address (0.0.0.0, "
+               "loopback, multicast and reserved are refused); set ACCEL_IP "
+               "to the stack's own address, e.g. 10.200.0.2/24",
+               v);
+        return -EINVAL;
+    }
+    if (prefix <= 30 && ((ip & ~mask) == 0 || (ip | mask) == 0xffffffffu)) {
+        seterr(err, errlen,
+               "ACCEL_IP=%s: is the %s address of its subnet; set ACCEL_IP "
+               "to a host address inside it",
+               v, (ip & ~mask) == 0 ? "network" : "broadcast");
+        return -EINVAL;
+    }
+    cfg->ip_addr = ip;
+    cfg->ip_mask = mask;
+    return 0;
+}
+
+static int derive_gateway(struct rt_cfg *cfg, char *err, size_t errlen)
+{
+    uint32_t gw;
+
+    if (cfg->ip[0] == '\0') {
+        seterr(err, errlen,
+               "ACCEL_GATEWAY=%s: needs ACCEL_IP; set ACCEL_IP=a.b.c.d/len "
+               "too, or unset ACCEL_GATEWAY",
+               cfg->gateway);
+        return -EINVAL;
+    }
+    if (parse_ip4(cfg->gateway, &gw) != 0 || !ip_is_unicast(gw)) {
+        seterr(err, errlen,
+               "ACCEL_GATEWAY=%s: not an IPv4 unicast address; set "
+               "ACCEL_GATEWAY=a.b.c.d (no prefix) or unset it",
+               cfg->gateway);
+        return -EINVAL;
+    }
+    if ((gw & cfg->ip_mask) != (cfg->ip_addr & cfg->ip_mask) ||
+        gw == cfg->ip_addr) {
+        seterr(err, errlen,
+               "ACCEL_GATEWAY=%s: not %s; set ACCEL_GATEWAY to a router "
+               "address inside %s",
+               cfg->gateway,
+               gw == cfg->ip_addr ? "another host (it is ACCEL_IP itself)"
+                                  : "inside ACCEL_IP's subnet",
+               cfg->ip);
+        return -EINVAL;
+    }
+    cfg->gw_addr = gw;
+    return 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static int derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
+{
+    const char *s = cfg->mac;
+    uint8_t m[6];
+    bool ok = strlen(s) == 17;
+
+    for (int i = 0; ok && i < 6; i++) {
+        int hi = hexval(s[i * 3]), lo = hexval(s[i * 3 + 1]);
+        if (hi < 0 || lo < 0 || (i < 5 && s[i * 3 + 2] != ':'))
+            ok = false;
+        else
+            m[i] = (uint8_t)(hi << 4 | lo);
+    }
+    if (!ok) {
+        seterr(err, errlen,
+               "ACCEL_MAC=%s: not a MAC address; set "
+               "ACCEL_MAC=aa:bb:cc:dd:ee:ff or unset it to use the port's",
+               s);
+        return -EINVAL;
+    }
+    if ((m[0] & 1) != 0 || (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0) {
+        seterr(err, errlen,
+               "ACCEL_MAC=%s: %s; set a unicast MAC (first byte even), or "
+               "unset it to use the port's",
+               s, (m[0] & 1) ? "is a multicast address" : "is all zeros");
+        return -EINVAL;
+    }
+    memcpy(cfg->mac_addr, m, 6);
+    cfg->mac_set = true;
+    return 0;
+}
+
+static void set_defaults(struct rt_cfg *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct opt_desc *o = &opts[i];
+        if (o->type == T_u32)
+            *(uint32_t *)((char *)cfg + o->off) = o->def_u32;
+        else
+            (void)set_opt(o, o->def_str, cfg, NULL, 0);
+    }
+}
+
+void rt_cfg_free(struct rt_cfg *cfg)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (opts[i].type == T_str) {
+            char **p = (char **)((char *)cfg + opts[i].off);
+            free(*p);
+            *p = NULL;
+        }
+    }
+}
+
+int rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err,
+                 size_t errlen, void (*warn)(const char *line))
+{
+    bool seen[NOPTS];
+    int rc = 0;
+
+    memset(seen, 0, sizeof(seen));
+    set_defaults(out);
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    for (size_t k = 0; envp != NULL && envp[k] != NULL; k++) {
+        const char *e = envp[k];
+        const char *eq = strchr(e, '=');
+        const struct opt_desc *o;
+
+        if (strncmp(e, "ACCEL_", 6) != 0 || eq == NULL)
+            continue;
+        o = find_opt(e, (size_t)(eq - e));
+        if (o == NULL) {
+            warn_unknown(e, (size_t)(eq - e), warn);
+            continue;
+        }
+        /* The first definition wins, as with getenv(3). */
+        if (seen[o - opts])
+            continue;
+        seen[o - opts] = true;
+        if (rc == 0)
+            rc = set_opt(o, eq + 1, out, err, errlen);
+    }
+    if (rc == 0 && out->ip[0] != '\0')
+        rc = derive_ip(out, err, errlen);
+    if (rc == 0 && out->gateway[0] != '\0')
+        rc = derive_gateway(out, err, errlen);
+    if (rc == 0 && out->mac[0] != '\0')
+        rc = derive_mac(out, err, errlen);
+    return rc;
+}
+
+static void warn_log(const char *line)
+{
+    RT_WARN("cfg", "%s", line);
+}
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_rc;
+
+static void load(void)
+{
+    char err[512];
+    struct rt_cfg tmp;
+
+    /* First pass without warnings, to learn the log level and file. */
+    if (rt_cfg_parse(environ, &tmp, err, sizeof(err), NULL) == 0) {
+        rt_log_level = tmp.log_level;
+        if (tmp.log_file[0] != '\0' && rt_log_set_file(tmp.log_file) != 0)
+            RT_WARN("cfg",
+                    "ACCEL_LOG_FILE=%s: cannot open; logging to stderr "
+                    "instead (check the directory exists and is writable)",
+                    tmp.log_file);
+    }
+    rt_cfg_free(&tmp);
+    load_rc = rt_cfg_parse(environ, &rt_cfg, err, sizeof(err), warn_log);
+    if (load_rc != 0) {
+        RT_ERR("cfg", "%s (the program runs on the kernel stack)", err);
+        rt_cfg_free(&rt_cfg);
+        set_defaults(&rt_cfg);
+        rt_log_level = rt_cfg.log_level;
+    }
+}
+
+int rt_cfg_load(void)
+{
+    pthread_once(&load_once, load);
+    return load_rc;
+}
+
+static const char *type_name(enum opt_type t)
+{
+    switch (t) {
+    case T_u32: return "number";
+    case T_bool: return "bool";
+    case T_str: return "string";
+    case T_enum: return "choice";
+    }
+    return "?";
+}
+
+void rt_cfg_list_options(int fd)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct opt_desc *o = &opts[i];
+
+        putf(fd, "%s (%s", o->name, type_name(o->type));
+        if (o->type == T_u32)
+            putf(fd, " %u..%u, default %u", o->min, o->max, o->def_u32);
+        else if (o->type == T_enum)
+            putf(fd, " %s, default %s", o->words, o->def_str);
+        else if (o->type == T_bool)
+            putf(fd, ", default %s", o->def_str);
+        else if (o->def_str[0] != '\0')
+            putf(fd, ", default \"%s\"", o->def_str);
+        putf(fd, ")\n    %s\n", o->doc);
+    }
+}
+
+void rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
+{
+    for (size_t i = 0; i < NOPTS; i++) {
+        const struct opt_desc *o = &opts[i];
+        const void *field = (const char *)cfg + o->off;
+        char w[64];
+
+        switch (o->type) {
+        case T_u32:
+            putf(fd, "%s=%u\n", o->name, *(const uint32_t *)field);
+            break;
+        case T_bool:
+            putf(fd, "%s=%d\n", o->name, *(const bool *)field ? 1 : 0);
+            break;
+        case T_enum:
+            putf(fd, "%s=%s\n", o->name,
+                 enum_word(o->words, *(const int *)field, w, sizeof(w)));
+            break;
+        case T_str: {
+            const char *s = *(char *const *)field;
+            putf(fd, "%s=%s\n", o->name, s != NULL ? s : "");
+            break;
+        }
+        }
+    }
+}
+
+const char *rt_cfg_enum_word(const char *name, int value)
+{
+    static __thread char w[64];
+    const struct opt_desc *o = find_opt(name, strlen(name));
+
+    if (o == NULL || o->type != T_enum)
+        return "?";
+    return enum_word(o->words, value, w, sizeof(w));
+}

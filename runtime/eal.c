@@ -1,0 +1,481 @@
+/*
+ * DPDK EAL start-up inside someone else's process. The EAL arguments come
+ * only from the configuration, never from the application's argv: always
+ * --no-pci and --no-telemetry, a unique --file-prefix accel-<pid>, hugepages
+ * (with --huge-unlink) or --no-huge -m ACCEL_MEM_MB per ACCEL_HUGEPAGES, one
+ * lcore taken from the CPUs the process may use, a quiet --log-level, then
+ * ACCEL_VDEV and ACCEL_EAL_ARGS. The application's CPU affinity is saved
+ * before rte_eal_init (which pins the calling thread) and restored after.
+ * DPDK's own log lines are routed to our log (stderr or ACCEL_LOG_FILE, never
+ * stdout) through a stdio cookie stream. ACCEL_IFACE devices are not on the
+ * command line: they are hot-plugged after init with rte_dev_probe, so the
+ * caller can fall back from af_xdp to af_packet within the one EAL init a
+ * process gets. Nothing here calls exit() or rte_exit().
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "log.h"
+#include "rt_int.h"
+
+#define MAX_ARGS 64
+
+/* ---- DPDK log lines into our log --------------------------------------- */
+
+static __thread bool dpdk_line_start = true;
+
+static ssize_t dpdk_log_write(void *c, const char *buf, size_t size)
+{
+    char pre[64];
+    size_t i = 0;
+
+    (void)c;
+    while (i < size) {
+        const char *nl = memchr(buf + i, '\n', size - i);
+        size_t n = nl ? (size_t)(nl - (buf + i)) + 1 : size - i;
+
+        if (dpdk_line_start) {
+            int p = snprintf(pre, sizeof(pre), "accel[%d:%d] dpdk: ",
+                             (int)getpid(), (int)gettid());
+            rt_log_raw(pre, (unsigned long)p);
+        }
+        rt_log_raw(buf + i, n);
+        dpdk_line_start = nl != NULL;
+        i += n;
+    }
+    return (ssize_t)size;
+}
+
+static void route_dpdk_log(void)
+{
+    static FILE *stream;
+    cookie_io_functions_t io = {.write = dpdk_log_write};
+
+    if (stream == NULL) {
+        stream = fopencookie(NULL, "w", io);
+        if (stream == NULL)
+            return;
+        setvbuf(stream, NULL, _IOLBF, 0);
+    }
+    rte_openlog_stream(stream);
+}
+
+/* libbpf and libxdp (loaded by the af_xdp PMD) print to stderr by default,
+ * including harmless notes such as "No bpffs found". Route them to our log
+ * at info level. Their callbacks have the same shape:
+ * int fn(enum level, const char *fmt, va_list). */
+static int bpf_log_print(int level, const char *fmt, va_list ap)
+{
+    char buf[512];
+    int n;
+
+    if (rt_log_level < RT_LOG_INFO)
+        return 0;
+    n = vsnprintf(buf, sizeof(buf), fmt, ap);
+    if (n > 0 && (size_t)n < sizeof(buf) && buf[n - 1] == '\n')
+        buf[n - 1] = '\0';
+    rt_log_write(level == 0 ? RT_LOG_WARN : RT_LOG_INFO, "bpf", "%s", buf);
+    return 0;
+}
+
+static void route_bpf_log(void)
+{
+    static const char *const libs[][2] = {
+        {"libbpf.so.1", "libbpf_set_print"},
+        {"libbpf.so.0", "libbpf_set_print"},
+        {"libxdp.so.1", "libxdp_set_print"},
+    };
+
+    for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++) {
+        void *h = dlopen(libs[i][0], RTLD_NOW | RTLD_NOLOAD);
+        void *(*set)(void *);
+
+        if (h == NULL)
+            continue;
+        *(void **)&set = dlsym(h, libs[i][1]);
+        if (set != NULL)
+            set((void *)bpf_log_print);
+        dlclose(h);
+    }
+}
+
+/* ---- the EAL runtime directory -------------------------------------------
+ * Default (multi-process capable) mode leaves /var/run/dpdk/accel-<pid>/
+ * behind: remove ours at exit, and those of dead processes at start. */
+
+static pid_t eal_owner;
+
+static void remove_dir(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    char p[512];
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", path, e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+    rmdir(path);
+}
+
+static void remove_runtime_dir_at_exit(void)
+{
+    /* Forked children share the parent's directory: only the process
+     * that initialised EAL removes it. */
+    if (getpid() == eal_owner)
+        remove_dir(rte_eal_get_runtime_dir());
+}
+
+static void remove_stale_runtime_dirs(void)
+{
+    char parent[256], p[512];
+    const char *rd = rte_eal_get_runtime_dir();
+    char *slash;
+    DIR *d;
+    struct dirent *e;
+
+    snprintf(parent, sizeof(parent), "%s", rd);
+    slash = strrchr(parent, '/');
+    if (slash == NULL)
+        return;
+    *slash = '\0';
+    d = opendir(parent);
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid;
+
+        if (strncmp(e->d_name, "accel-", 6) != 0)
+            continue;
+        pid = strtol(e->d_name + 6, &end, 10);
+        if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", parent, e->d_name);
+        remove_dir(p);
+    }
+    closedir(d);
+}
+
+/* ---- memif: a stale server socket ----------------------------------------
+ * A memif server killed by a signal leaves its socket file behind, and the
+ * next server on that path then fails to start. Before EAL probes an
+ * ACCEL_VDEV memif server with a socket file, remove the file if it is a
+ * socket nobody listens on (connect gives ECONNREFUSED). */
+
+static bool vdev_opt(const char *vdev, const char *key, char *out, size_t n)
+{
+    size_t klen = strlen(key);
+
+    for (const char *p = strchr(vdev, ','); p != NULL; p = strchr(p, ',')) {
+        p++;
+        if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            size_t vlen = strcspn(p + klen + 1, ",");
+            snprintf(out, n, "%.*s", (int)vlen, p + klen + 1);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void remove_stale_memif_socket(const char *vdev)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    char role[16], abstract[8];
+    struct stat st;
+    int fd;
+
+    if (strncmp(vdev, "net_memif", 9) != 0 ||
+        !vdev_opt(vdev, "role", role, sizeof(role)) ||
+        strcmp(role, "server") != 0 ||
+        !vdev_opt(vdev, "socket-abstract", abstract, sizeof(abstract)) ||
+        strcmp(abstract, "no") != 0 ||
+        !vdev_opt(vdev, "socket", sa.sun_path, sizeof(sa.sun_path)) ||
+        stat(sa.sun_path, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return;
+    fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 &&
+        errno == ECONNREFUSED) {
+        RT_INFO("eal", "removing stale memif socket %s", sa.sun_path);
+        unlink(sa.sun_path);
+    }
+    close(fd);
+}
+
+/* ---- hugepages ----------------------------------------------------------- */
+
+static long read_long(const char *path)
+{
+    char buf[32];
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return -1;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    return strtol(buf, NULL, 10);
+}
+
+/* True if a hugetlbfs of 2 MB pages is mounted (needed by default mode). */
+static bool hugetlbfs_2m_mounted(void)
+{
+    char buf[8192];
+    ssize_t n;
+    int fd = open("/proc/self/mounts", O_RDONLY | O_CLOEXEC);
+    bool found = false;
+
+    if (fd < 0)
+        return false;
+    n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    for (char *line = buf; line != NULL && *line != '\0';) {
+        char *next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        /* "nodev /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0";
+         * no pagesize option means the default size, 2 MB on x86-64. */
+        if (strstr(line, " hugetlbfs ") != NULL &&
+            (strstr(line, "pagesize=") == NULL ||
+             strstr(line, "pagesize=2M") != NULL))
+            found = true;
+        line = next;
+    }
+    return found;
+}
+
+/* 0: use hugepages; 1: use --no-huge; -errno with the reason logged. */
+static int choose_nohuge(const struct rt_cfg *cfg)
+{
+    long free_pages, need = (cfg->mem_mb + 1) / 2;
+    bool mounted;
+
+    if (cfg->hugepages == RT_HUGE_OFF)
+        return 1;
+    mounted = hugetlbfs_2m_mounted();
+    free_pages = read_long(
+        "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+    if (mounted && free_pages >= need)
+        return 0;
+    if (cfg->hugepages == RT_HUGE_AUTO) {
+        RT_INFO("eal",
+                "hugepages not used (%s, %ld free 2M pages, %ld needed): "
+                "running with --no-huge",
+                mounted ? "hugetlbfs mounted" : "no hugetlbfs mounted",
+                free_pages < 0 ? 0 : free_pages, need);
+        return 1;
+    }
+    if (!mounted)
+        RT_ERR("eal",
+               "ACCEL_HUGEPAGES=on: no hugetlbfs of 2M pages is mounted; "
+               "mount one (mount -t hugetlbfs -o pagesize=2M nodev "
+               "/dev/hugepages, or `accel-lab up`) or set "
+               "ACCEL_HUGEPAGES=auto");
+    else
+        RT_ERR("eal",
+               "ACCEL_HUGEPAGES=on: %ld free 2M hugepages, ACCEL_MEM_MB=%u "
+               "needs %ld; reserve more (nr_hugepages in "
+               "/sys/kernel/mm/hugepages/hugepages-2048kB), lower "
+               "ACCEL_MEM_MB, or set ACCEL_HUGEPAGES=auto",
+               free_pages < 0 ? 0 : free_pages, cfg->mem_mb, need);
+    return -ENOMEM;
+}
+
+/* ---- EAL init ------------------------------------------------------------ */
+
+struct argv_buf {
+    char *argv[MAX_ARGS + 1];
+    int argc;
+    char store[2048];
+    size_t used;
+};
+
+static int add_arg(struct argv_buf *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+
+    if (a->argc >= MAX_ARGS || a->used + n > sizeof(a->store))
+        return -E2BIG;
+    memcpy(a->store + a->used, s, n);
+    a->argv[a->argc++] = a->store + a->used;
+    a->argv[a->argc] = NULL;
+    a->used += n;
+    return 0;
+}
+
+static int build_args(const struct rt_cfg *cfg, int nohuge, int lcore,
+                      struct argv_buf *a)
+{
+    char tmp[64];
+    int rc = 0;
+
+    rc |= add_arg(a, "accel");
+    rc |= add_arg(a, "--no-pci");
+    rc |= add_arg(a, "--no-telemetry");
+    snprintf(tmp, sizeof(tmp), "%d", lcore);
+    rc |= add_arg(a, "-l");
+    rc |= add_arg(a, tmp);
+    snprintf(tmp, sizeof(tmp), "accel-%d", (int)getpid());
+    rc |= add_arg(a, "--file-prefix");
+    rc |= add_arg(a, tmp);
+    rc |= add_arg(a, "--log-level");
+    rc |= add_arg(a, cfg->log_level >= RT_LOG_DEBUG ? "8" : "5");
+    if (nohuge)
+        rc |= add_arg(a, "--no-huge");
+    else
+        rc |= add_arg(a, "--huge-unlink");
+    snprintf(tmp, sizeof(tmp), "%u", cfg->mem_mb);
+    rc |= add_arg(a, "-m");
+    rc |= add_arg(a, tmp);
+    if (cfg->vdev[0] != '\0') {
+        rc |= add_arg(a, "--vdev");
+        rc |= add_arg(a, cfg->vdev);
+    }
+    if (cfg->eal_args[0] != '\0') {
+        char copy[RT_CFG_STR_MAX], *save = NULL;
+
+        snprintf(copy, sizeof(copy), "%s", cfg->eal_args);
+        for (char *t = strtok_r(copy, " \t", &save); t != NULL;
+             t = strtok_r(NULL, " \t", &save))
+            rc |= add_arg(a, t);
+    }
+    return rc != 0 ? -E2BIG : 0;
+}
+
+int rt__eal_init(const struct rt_cfg *cfg)
+{
+    struct argv_buf a = {.argc = 0};
+    cpu_set_t saved;
+    int nohuge, lcore = 0, rc;
+    bool have_aff;
+
+    if (cfg->vdev[0] == '\0' && if_nametoindex(cfg->iface) == 0) {
+        RT_ERR("eal",
+               "ACCEL_IFACE=%s: no such network interface in this network "
+               "namespace; run inside the lab namespace (ip netns exec "
+               "accel-a ...) after `accel-lab up`, or set ACCEL_IFACE to an "
+               "existing interface",
+               cfg->iface);
+        return -ENODEV;
+    }
+    nohuge = choose_nohuge(cfg);
+    if (nohuge < 0)
+        return nohuge;
+
+    have_aff = sched_getaffinity(0, sizeof(saved), &saved) == 0;
+    if (have_aff) {
+        for (int c = 0; c < CPU_SETSIZE && c < RTE_MAX_LCORE; c++) {
+            if (CPU_ISSET(c, &saved)) {
+                lcore = c;
+                break;
+            }
+        }
+    }
+    rc = build_args(cfg, nohuge, lcore, &a);
+    if (rc != 0) {
+        RT_ERR("eal", "ACCEL_EAL_ARGS: too many arguments; shorten it");
+        return rc;
+    }
+    if (rt_log_level >= RT_LOG_DEBUG) {
+        for (int i = 0; i < a.argc; i++)
+            RT_DBG("eal", "arg %d: %s", i, a.argv[i]);
+    }
+    if (cfg->vdev[0] != '\0')
+        remove_stale_memif_socket(cfg->vdev);
+    route_dpdk_log();
+    rc = rte_eal_init(a.argc, a.argv);
+    if (have_aff)
+        sched_setaffinity(0, sizeof(saved), &saved);
+    if (rc < 0) {
+        int e = rte_errno != 0 ? rte_errno : EINVAL;
+        RT_ERR("eal",
+               "DPDK EAL init failed (%s)%s; check the dpdk lines above, "
+               "ACCEL_HUGEPAGES/ACCEL_MEM_MB%s",
+               rte_strerror(e),
+               e == EALREADY ? ": EAL can be started once per process" : "",
+               cfg->eal_args[0] != '\0' ? " and ACCEL_EAL_ARGS" : "");
+        return -e;
+    }
+    eal_owner = getpid();
+    atexit(remove_runtime_dir_at_exit);
+    remove_stale_runtime_dirs();
+    route_bpf_log();
+    RT_INFO("eal", "EAL up (%s, %u MB, lcore %d)",
+            nohuge ? "--no-huge" : "hugepages", cfg->mem_mb, lcore);
+    return 0;
+}
+
+int rt__eal_probe(const char *devargs, uint16_t *port_id)
+{
+    char name[64];
+    size_t n = strcspn(devargs, ",");
+    int rc;
+
+    rc = rte_dev_probe(devargs);
+    if (rc < 0)
+        return rc;
+    snprintf(name, sizeof(name), "%.*s", (int)n, devargs);
+    rc = rte_eth_dev_get_port_by_name(name, port_id);
+    if (rc != 0) {
+        rte_eal_hotplug_remove("vdev", name);
+        return -ENODEV;
+    }
+    return 0;
+}
+
+void rt__eal_remove(uint16_t port_id)
+{
+    char name[RTE_ETH_NAME_MAX_LEN];
+
+    if (rte_eth_dev_get_name_by_port(port_id, name) != 0)
+        return;
+    rte_eth_dev_close(port_id);
+    rte_eal_hotplug_remove("vdev", name);
+}
+
+int rt__eal_first_port(uint16_t *port_id)
+{
+    uint16_t p;
+
+    RTE_ETH_FOREACH_DEV(p) {
+        *port_id = p;
+        return 0;
+    }
+    return -ENODEV;
+}

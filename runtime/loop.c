@@ -1,0 +1,117 @@
+/*
+ * The poll loop and the stack lock. rt_poll() is one turn, run by whichever
+ * thread is inside the library (or the progress thread) with the lock held:
+ * an rx burst whose frames are copied into the stack with stk_input(), the
+ * lwIP timers when their deadline has passed, and a tx flush of everything
+ * the stack queued. The timer deadline is re-read from the stack on every
+ * turn (the stack may have scheduled a new timer since) and kept in an
+ * atomic, so rt_next_timer_ms() can be read without the lock by threads
+ * about to sleep.
+ */
+#include <pthread.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "rt.h"
+#include "rt_int.h"
+#include "stats.h"
+#include "stk.h"
+
+/* Safety cap on a cached deadline; the deadline is refreshed by every
+ * rt_poll, and rt_block polls once just before it sleeps. */
+#define TIMER_RECHECK_MS 1000
+
+static pthread_mutex_t stack_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t timer_deadline_ns;
+_Atomic uint64_t rt__last_app_poll_ns;
+
+void rt_lock(void)
+{
+    pthread_mutex_lock(&stack_lock);
+}
+
+void rt_unlock(void)
+{
+    pthread_mutex_unlock(&stack_lock);
+}
+
+bool rt__trylock(void)
+{
+    return pthread_mutex_trylock(&stack_lock) == 0;
+}
+
+static void run_timers(uint64_t now)
+{
+    uint32_t next;
+
+    if (now >= atomic_load_explicit(&timer_deadline_ns, memory_order_relaxed))
+        stk_timers();
+    /* Re-read every turn: the stack may have scheduled a new timer (a new
+     * connection) since the last one ran. */
+    next = stk_next_timer_ms();
+    if (next > TIMER_RECHECK_MS)
+        next = TIMER_RECHECK_MS;
+    atomic_store_explicit(&timer_deadline_ns, now + (uint64_t)next * 1000000u,
+                          memory_order_relaxed);
+}
+
+int rt_poll(void)
+{
+    struct rte_mbuf *pkts[RT__MAX_BURST];
+    uint64_t bytes = 0, now;
+    uint16_t n;
+
+    RT_STAT_INC(polls);
+    if (!rt__port.up)
+        return 0;
+    n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        if (i + 1 < n)
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+        bytes += m->pkt_len;
+        if (m->nb_segs != 1 ||
+            (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+                RTE_MBUF_F_RX_IP_CKSUM_BAD ||
+            (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+                RTE_MBUF_F_RX_L4_CKSUM_BAD)
+            RT_STAT_INC(rx_drop_stack);
+        else
+            stk_input(rte_pktmbuf_mtod(m, const void *), m->data_len);
+        rte_pktmbuf_free(m);
+    }
+    RT_STAT_ADD(rx_frames, n);
+    RT_STAT_ADD(rx_bytes, bytes);
+    now = rt_now_ns();
+    if (!rt__is_progress)
+        atomic_store_explicit(&rt__last_app_poll_ns, now,
+                              memory_order_relaxed);
+    run_timers(now);
+    rt__tx_flush();
+    return n;
+}
+
+int rt_next_timer_ms(void)
+{
+    uint64_t now = rt_now_ns();
+    uint64_t d = atomic_load_explicit(&timer_deadline_ns, memory_order_relaxed);
+
+    if (d <= now)
+        return 0;
+    /* Round up so a sleep never ends just before the deadline. */
+    return (int)((d - now + 999999u) / 1000000u);
+}
+
+void rt__loop_atfork_child(void)
+{
+    /* Another thread may have held the lock at fork time. */
+    pthread_mutex_init(&stack_lock, NULL);
+}
+
+void rt__loop_reset(void)
+{
+    atomic_store(&timer_deadline_ns, 0);
+    atomic_store(&rt__last_app_poll_ns, 0);
+}

@@ -1,0 +1,304 @@
+/*
+ * The DPDK port, in the shape of DPDK's skeleton example: one mbuf pool, one
+ * rx and one tx queue, offloads enabled only when rte_eth_dev_info says the
+ * device has them (rx IPv4/TCP/UDP checksum checks, reported to the stack as
+ * STK_CSUM_* flags; no tx offloads, as the stack fills in every checksum),
+ * then start and a bounded wait for the link. Devices with rx interrupts
+ * (memif) get intr_conf.rxq so an idle process can sleep on the queue's
+ * eventfd. It also provides the stack's frame output (stk_link_ops):
+ * tx_alloc hands out the data area of a fresh mbuf, tx_send queues it, and
+ * rt__tx_flush() sends the queue with rte_eth_tx_burst, retrying a full
+ * ring a few times before freeing and counting the rest. Every rte_eth_*
+ * call is checked; errors come back as -errno with one log line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "log.h"
+#include "rt.h"
+#include "rt_int.h"
+#include "stats.h"
+#include "stk.h"
+
+#define TX_RETRIES 4
+#define LINK_WAIT_MS 2000
+
+struct rt__port rt__port;
+int rt__port_fail_level = RT_LOG_ERROR;
+
+static int intr_fd = -1; /* rx interrupt eventfd, RT__WAIT_INTR only */
+
+static int create_pool(const struct rt_cfg *cfg)
+{
+    uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
+    char name[RTE_MEMPOOL_NAMESIZE];
+
+    if (rt__port.pool != NULL)
+        return 0;
+    if (cfg->mtu + 18 > room)
+        room = cfg->mtu + 18;
+    snprintf(name, sizeof(name), "accel_mbufs_%d", (int)getpid());
+    /* No per-lcore cache: after a fork every child would share lcore 0's
+     * cache (ENVIRONMENT.md); a ring-only pool stays correct. */
+    rt__port.pool = rte_pktmbuf_pool_create(name, cfg->mbufs, 0, 0,
+                                            (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+                                            (int)rte_socket_id());
+    if (rt__port.pool == NULL) {
+        int e = rte_errno;
+        RT_LOG(rt__port_fail_level, "port",
+               "cannot create the mbuf pool (%u buffers): %s; lower "
+               "ACCEL_MBUFS or raise ACCEL_MEM_MB (now %u)",
+               cfg->mbufs, rte_strerror(e), cfg->mem_mb);
+        return -(e != 0 ? e : ENOMEM);
+    }
+    return 0;
+}
+
+static void wait_link(uint16_t port_id)
+{
+    struct rte_eth_link link;
+    struct timespec ts = {0, 10 * 1000 * 1000};
+
+    for (int waited = 0; waited <= LINK_WAIT_MS; waited += 10) {
+        memset(&link, 0, sizeof(link));
+        if (rte_eth_link_get_nowait(port_id, &link) == 0 &&
+            link.link_status == RTE_ETH_LINK_UP) {
+            RT_INFO("port", "%s: link up after %d ms", rt__port.desc,
+                    waited);
+            return;
+        }
+        nanosleep(&ts, NULL);
+    }
+    RT_INFO("port",
+            "%s: link not up after %d ms; going on (a memif server waits "
+            "for its client)",
+            rt__port.desc, LINK_WAIT_MS);
+}
+
+static int configure(uint16_t port_id, const struct rt_cfg *cfg,
+                     const struct rte_eth_dev_info *info, bool rx_intr,
+                     uint32_t *csum_flags)
+{
+    struct rte_eth_conf conf;
+    uint64_t want;
+
+    memset(&conf, 0, sizeof(conf));
+    *csum_flags = 0;
+    want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+    if ((info->rx_offload_capa & want) == want) {
+        conf.rxmode.offloads |= want;
+        *csum_flags |= STK_CSUM_RX_IP;
+    }
+    want = RTE_ETH_RX_OFFLOAD_TCP_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+    if ((info->rx_offload_capa & want) == want) {
+        conf.rxmode.offloads |= want;
+        *csum_flags |= STK_CSUM_RX_L4;
+    }
+    if (info->max_mtu >= cfg->mtu && info->min_mtu <= cfg->mtu)
+        conf.rxmode.mtu = cfg->mtu;
+    conf.intr_conf.rxq = rx_intr ? 1 : 0;
+    return rte_eth_dev_configure(port_id, 1, 1, &conf);
+}
+
+int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
+                  uint32_t *csum_flags, uint8_t mac[6])
+{
+    struct rte_eth_dev_info info;
+    struct rte_ether_addr addr;
+    uint16_t nrx = (uint16_t)cfg->rx_desc, ntx = (uint16_t)cfg->tx_desc;
+    char name[RTE_ETH_NAME_MAX_LEN] = "?";
+    bool rx_intr;
+    int rc, sock = rte_eth_dev_socket_id(port_id);
+
+    if (sock < 0)
+        sock = (int)rte_socket_id();
+    rte_eth_dev_get_name_by_port(port_id, name);
+    snprintf(rt__port.desc, sizeof(rt__port.desc), "%s", name);
+    rt__port.burst = cfg->burst > RT__MAX_BURST ? RT__MAX_BURST : cfg->burst;
+    rt__port.port_id = port_id;
+
+    rc = create_pool(cfg);
+    if (rc != 0)
+        return rc;
+    rc = rte_eth_dev_info_get(port_id, &info);
+    if (rc != 0) {
+        RT_LOG(rt__port_fail_level, "port", "%s: cannot query the device: %s", name, strerror(-rc));
+        return rc;
+    }
+    /* af_xdp and af_packet are slept on through their sockets; any other
+     * device (memif, NICs) is asked for an rx interrupt eventfd. */
+    rx_intr = strcmp(info.driver_name, "net_af_xdp") != 0 &&
+              strcmp(info.driver_name, "net_af_packet") != 0;
+    rc = configure(port_id, cfg, &info, rx_intr, csum_flags);
+    if (rc != 0 && rx_intr) {
+        rx_intr = false;
+        rc = configure(port_id, cfg, &info, false, csum_flags);
+    }
+    if (rc != 0) {
+        RT_LOG(rt__port_fail_level, "port", "%s: configure failed: %s", name, strerror(-rc));
+        return rc;
+    }
+    rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nrx, &ntx);
+    if (rc != 0) {
+        RT_LOG(rt__port_fail_level, "port", "%s: descriptor counts refused: %s; change "
+               "ACCEL_RX_DESC/ACCEL_TX_DESC", name, strerror(-rc));
+        return rc;
+    }
+    rc = rte_eth_rx_queue_setup(port_id, 0, nrx, (unsigned)sock, NULL,
+                                rt__port.pool);
+    if (rc != 0) {
+        RT_LOG(rt__port_fail_level, "port", "%s: rx queue setup failed: %s", name, strerror(-rc));
+        return rc;
+    }
+    rc = rte_eth_tx_queue_setup(port_id, 0, ntx, (unsigned)sock, NULL);
+    if (rc != 0) {
+        RT_LOG(rt__port_fail_level, "port", "%s: tx queue setup failed: %s", name, strerror(-rc));
+        return rc;
+    }
+    if (cfg->mac_set) {
+        memcpy(addr.addr_bytes, cfg->mac_addr, 6);
+        if (rte_eth_dev_default_mac_addr_set(port_id, &addr) != 0 &&
+            rte_eth_promiscuous_enable(port_id) != 0)
+            RT_WARN("port",
+                    "%s: cannot set ACCEL_MAC on the device nor enable "
+                    "promiscuous mode; frames to ACCEL_MAC may not arrive",
+                    name);
+    }
+    rc = rte_eth_dev_start(port_id);
+    if (rc != 0) {
+        RT_LOG(rt__port_fail_level, "port", "%s: start failed: %s", name, strerror(-rc));
+        return rc;
+    }
+    rt__port.up = true;
+    if (cfg->mac_set) {
+        memcpy(mac, cfg->mac_addr, 6);
+    } else {
+        rc = rte_eth_macaddr_get(port_id, &addr);
+        if (rc != 0) {
+            RT_LOG(rt__port_fail_level, "port", "%s: no MAC address: %s; set ACCEL_MAC", name,
+                   strerror(-rc));
+            return rc;
+        }
+        memcpy(mac, addr.addr_bytes, 6);
+    }
+    intr_fd = -1;
+    if (rx_intr) {
+        /* Devices without rx interrupts (memif in DPDK 22.11) make ethdev
+         * log an error here: keep it out of the application's stderr. */
+        uint32_t lvl = rte_log_get_global_level();
+        if (rt_log_level < RT_LOG_DEBUG)
+            rte_log_set_global_level(RTE_LOG_CRIT);
+        intr_fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, 0);
+        rte_log_set_global_level(lvl);
+        if (intr_fd >= 0) {
+            rt__port.wait_kind = RT__WAIT_INTR;
+            rt__port.wait_fds[0] = intr_fd;
+            rt__port.nwait = 1;
+            /* The reader drains it after waking; never block there. */
+            long fl = syscall(SYS_fcntl, intr_fd, F_GETFL);
+            if (fl >= 0)
+                syscall(SYS_fcntl, intr_fd, F_SETFL, fl | O_NONBLOCK);
+        }
+    }
+    wait_link(port_id);
+    return 0;
+}
+
+void rt__port_close(uint16_t port_id)
+{
+    if (rt__port.up) {
+        rt__tx_flush();
+        rte_eth_dev_stop(port_id);
+    }
+    rt__port.up = false;
+    rt__port.nwait = 0;
+    rt__port.wait_kind = RT__WAIT_NONE;
+    intr_fd = -1;
+}
+
+int rt__port_intr_arm(void)
+{
+    if (intr_fd < 0)
+        return -ENOTSUP;
+    return rte_eth_dev_rx_intr_enable(rt__port.port_id, 0);
+}
+
+void rt__port_intr_disarm(void)
+{
+    uint64_t v;
+
+    if (intr_fd < 0)
+        return;
+    rte_eth_dev_rx_intr_disable(rt__port.port_id, 0);
+    while (syscall(SYS_read, intr_fd, &v, sizeof(v)) == sizeof(v))
+        ;
+}
+
+/* ---- tx: stk_link_ops ---------------------------------------------------- */
+
+uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle)
+{
+    struct rte_mbuf *m;
+
+    (void)ctx;
+    if (!rt__port.up)
+        return NULL;
+    m = rte_pktmbuf_alloc(rt__port.pool);
+    if (m == NULL) {
+        RT_STAT_INC(tx_drop_nombuf);
+        return NULL;
+    }
+    if (len > rte_pktmbuf_tailroom(m)) {
+        rte_pktmbuf_free(m);
+        RT_STAT_INC(tx_drop_toolong);
+        return NULL;
+    }
+    *handle = m;
+    return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+void rt__tx_send(void *ctx, void *handle, uint16_t len)
+{
+    struct rte_mbuf *m = handle;
+
+    (void)ctx;
+    m->data_len = len;
+    m->pkt_len = len;
+    rt__port.txbuf[rt__port.ntx++] = m;
+    if (rt__port.ntx >= rt__port.burst)
+        rt__tx_flush();
+}
+
+void rt__tx_flush(void)
+{
+    uint32_t n = rt__port.ntx, sent = 0;
+    uint64_t bytes = 0;
+
+    if (n == 0)
+        return;
+    /* Count bytes first: the PMD may free an mbuf as soon as it is sent. */
+    for (uint32_t i = 0; i < n; i++)
+        bytes += rt__port.txbuf[i]->pkt_len;
+    for (int tries = 0; sent < n && tries < TX_RETRIES; tries++)
+        sent += rte_eth_tx_burst(rt__port.port_id, 0, rt__port.txbuf + sent,
+                                 (uint16_t)(n - sent));
+    for (uint32_t i = sent; i < n; i++) {
+        bytes -= rt__port.txbuf[i]->pkt_len;
+        rte_pktmbuf_free(rt__port.txbuf[i]);
+        RT_STAT_INC(tx_drop_full);
+    }
+    RT_STAT_ADD(tx_frames, sent);
+    RT_STAT_ADD(tx_bytes, bytes);
+    rt__port.ntx = 0;
+}

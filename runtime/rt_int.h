@@ -1,0 +1,88 @@
+/*
+ * Internal to runtime/'s DPDK files (eal.c, port.c, loop.c, block.c,
+ * progress.c, start.c): the process's port state and the helpers they share.
+ * Names with the rt__ prefix are not for other folders.
+ */
+#ifndef ACCEL_RT_INT_H
+#define ACCEL_RT_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cfg.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+
+#define RT__MAX_BURST 512
+#define RT__MAX_WAIT_FDS 8
+
+/** How the port lets a thread sleep until frames arrive. */
+enum rt__wait_kind {
+    RT__WAIT_NONE = 0, /* nothing to sleep on: short timed sleeps */
+    RT__WAIT_SOCK,     /* AF_XDP / AF_PACKET socket: POLLIN = rx ring busy */
+    RT__WAIT_INTR,     /* rx interrupt eventfd (memif): arm, then sleep */
+};
+
+struct rt__port {
+    uint16_t port_id;
+    bool up;                 /* started; rx/tx allowed */
+    struct rte_mempool *pool;
+    uint32_t burst;
+    char desc[160];          /* "net_af_xdp0 on veth-a" */
+    enum rt__wait_kind wait_kind;
+    int wait_fds[RT__MAX_WAIT_FDS];
+    int nwait;
+    struct rte_mbuf *txbuf[RT__MAX_BURST];
+    uint32_t ntx;
+};
+
+extern struct rt__port rt__port;
+
+/* Thread that last polled: time of the last rt_poll by an application
+ * thread (not the progress thread), for the progress thread. */
+extern _Atomic uint64_t rt__last_app_poll_ns;
+/* Threads sleeping in rt_block (the progress thread does not poll the
+ * port's fds while application threads sleep on them). */
+extern _Atomic int rt__sleepers;
+/* Set in the progress thread. */
+extern __thread bool rt__is_progress;
+
+/* eal.c */
+int rt__eal_init(const struct rt_cfg *cfg);
+int rt__eal_probe(const char *devargs, uint16_t *port_id);
+void rt__eal_remove(uint16_t port_id);
+int rt__eal_first_port(uint16_t *port_id);
+
+/* port.c */
+/** Level of rt__port_init's failure lines: RT_LOG_INFO while trying a
+ *  driver that has a fallback, RT_LOG_ERROR otherwise. */
+extern int rt__port_fail_level;
+int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
+                  uint32_t *csum_flags, uint8_t mac[6]);
+void rt__port_close(uint16_t port_id);
+uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle);
+void rt__tx_send(void *ctx, void *handle, uint16_t len);
+void rt__tx_flush(void);
+/** Arm the rx interrupt (RT__WAIT_INTR) before a sleep; 0 or -errno. */
+int rt__port_intr_arm(void);
+/** Disarm it after waking, and drain its eventfd. */
+void rt__port_intr_disarm(void);
+
+/* block.c */
+void rt__port_fds_scan_begin(void);
+void rt__port_fds_scan_end(void);
+/** Sleep on the port's wait fds only, for at most timeout_ms, without the
+ *  stack lock (progress thread). Returns ppoll's result or -errno. */
+int rt__sleep_port(int timeout_ms);
+
+/* progress.c */
+int rt__progress_start(uint32_t period_usec);
+
+/* loop.c */
+void rt__loop_reset(void);
+bool rt__trylock(void);
+void rt__loop_atfork_child(void);
+
+#endif /* ACCEL_RT_INT_H */

@@ -1,0 +1,287 @@
+/*
+ * Bringing the data path up, once per process, from the first thread that
+ * needs it (preload calls rt_start() from its socket() wrapper with
+ * rt_in_lib set). Order: configuration, EAL, port (ACCEL_VDEV as given; or
+ * ACCEL_IFACE hot-plugged as af_xdp, falling back to af_packet when
+ * ACCEL_DRIVER=auto), the stack on top of it, the progress thread. All
+ * signals are blocked while this runs, so threads DPDK creates (the EAL
+ * interrupt thread) and ours never take the application's signals. The
+ * result, good or bad, is remembered: a failure is logged once, with the
+ * variable to change, and every later call returns the same -errno so the
+ * application stays on the kernel stack.
+ *
+ * Fork (foundation): the data path belongs to the process that started it.
+ * rt_atfork_child() marks it unusable in the child, which never touches
+ * DPDK (no bursts, no rte_eal_cleanup, which would close the parent's
+ * port); its counters restart from zero. See docs/DESIGN.md.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_log.h>
+
+#include "inlib.h"
+#include "log.h"
+#include "rt.h"
+#include "rt_int.h"
+#include "stats.h"
+#include "stk.h"
+
+static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
+static int start_state; /* 0: not tried, 1: up, <0: failed with -errno */
+static _Atomic bool started;
+
+bool rt_started(void)
+{
+    return atomic_load_explicit(&started, memory_order_acquire);
+}
+
+bool rt_configured(void)
+{
+    if (rt_cfg_load() != 0)
+        return false;
+    return rt_cfg.ip[0] != '\0' &&
+           (rt_cfg.iface[0] != '\0' || rt_cfg.vdev[0] != '\0');
+}
+
+/* One attempt: probe the vdev for driver on ACCEL_IFACE, start the port. */
+static int try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
+{
+    char devargs[RT_CFG_STR_MAX + 96];
+    uint16_t port_id;
+    int rc;
+
+    if (driver == RT_DRIVER_AF_XDP)
+        snprintf(devargs, sizeof(devargs),
+                 "net_af_xdp0,iface=%s,start_queue=0,queue_count=1",
+                 rt_cfg.iface);
+    else
+        snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=1",
+                 rt_cfg.iface);
+    rt__port_fds_scan_begin();
+    rc = rt__eal_probe(devargs, &port_id);
+    if (rc != 0) {
+        rt__port_fds_scan_end();
+        RT_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
+        return rc;
+    }
+    rc = rt__port_init(port_id, &rt_cfg, csum, mac);
+    rt__port_fds_scan_end();
+    if (rc != 0) {
+        rt__port_close(port_id);
+        rt__eal_remove(port_id);
+        return rc;
+    }
+    snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s",
+             driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet",
+             rt_cfg.iface);
+    return 0;
+}
+
+/* Try one driver on ACCEL_IFACE. With quiet set (a fallback follows),
+ * failures are logged at info level only, and DPDK's own error lines are
+ * held back unless ACCEL_LOG_LEVEL is info or debug. */
+static int try_iface_driver(int driver, uint32_t *csum, uint8_t mac[6],
+                            bool quiet)
+{
+    uint32_t dpdk_level = rte_log_get_global_level();
+    int rc;
+
+    rt__port_fail_level = quiet ? RT_LOG_INFO : RT_LOG_ERROR;
+    if (quiet && rt_log_level < RT_LOG_INFO)
+        rte_log_set_global_level(RTE_LOG_CRIT);
+    rc = try_driver_once(driver, csum, mac);
+    rte_log_set_global_level(dpdk_level);
+    rt__port_fail_level = RT_LOG_ERROR;
+    return rc;
+}
+
+static int start_port(uint32_t *csum, uint8_t mac[6])
+{
+    uint16_t port_id;
+    int rc;
+
+    if (rt_cfg.vdev[0] != '\0') {
+        rc = rt__eal_first_port(&port_id);
+        if (rc != 0) {
+            RT_ERR("start",
+                   "ACCEL_VDEV=%s: DPDK created no port from it; check the "
+                   "vdev string (driver name, options) and the dpdk lines "
+                   "above",
+                   rt_cfg.vdev);
+            return rc;
+        }
+        rt__port_fds_scan_begin();
+        rc = rt__port_init(port_id, &rt_cfg, csum, mac);
+        rt__port_fds_scan_end();
+        if (rc != 0)
+            RT_ERR("start",
+                   "ACCEL_VDEV=%s: the port did not start (see above); fix "
+                   "the vdev string or unset ACCEL_VDEV",
+                   rt_cfg.vdev);
+        return rc;
+    }
+    if (rt_cfg.driver != RT_DRIVER_AF_PACKET) {
+        rc = try_iface_driver(RT_DRIVER_AF_XDP, csum, mac,
+                              rt_cfg.driver == RT_DRIVER_AUTO);
+        if (rc == 0 || rt_cfg.driver == RT_DRIVER_AF_XDP) {
+            if (rc != 0)
+                RT_ERR("start",
+                       "ACCEL_IFACE=%s: af_xdp did not start (%s); set "
+                       "ACCEL_DRIVER=auto or af_packet, or check that the "
+                       "interface is single-queue (ethtool -L %s rx 1 tx 1)",
+                       rt_cfg.iface, strerror(-rc), rt_cfg.iface);
+            return rc;
+        }
+        RT_INFO("start", "af_xdp on %s failed (%s); trying af_packet",
+                rt_cfg.iface, strerror(-rc));
+    }
+    rc = try_iface_driver(RT_DRIVER_AF_PACKET, csum, mac, false);
+    if (rc != 0)
+        RT_ERR("start",
+               "ACCEL_IFACE=%s: neither af_xdp nor af_packet started (%s); "
+               "run as root (CAP_NET_RAW, CAP_BPF) inside the lab namespace "
+               "accel-a, or set ACCEL_VDEV",
+               rt_cfg.iface, strerror(-rc));
+    return rc;
+}
+
+static pid_t port_owner;
+
+/* At exit, stop the port so the PMD releases what lives outside the
+ * process (af_xdp: the XDP program on the interface; memif: the peer sees
+ * a disconnect). Only in the process that started it, and only if the
+ * stack lock can be had: exit() called from a thread inside the library
+ * must not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
+static void port_close_at_exit(void)
+{
+    struct timespec ts = {0, 1000000};
+
+    if (getpid() != port_owner || !rt__port.up)
+        return;
+    for (int i = 0; i < 100; i++) {
+        if (rt__trylock()) {
+            uint16_t port_id = rt__port.port_id;
+            rt__port_close(port_id);
+            rte_eth_dev_close(port_id);
+            /* With the port marked down, later calls (the application's
+             * own atexit handlers closing sockets) no longer touch DPDK. */
+            rt_unlock();
+            return;
+        }
+        nanosleep(&ts, NULL);
+    }
+}
+
+static int do_start(void)
+{
+    struct stk_netif_cfg nc;
+    int rc;
+
+    rc = rt_cfg_load();
+    rt_stats_register_exit();
+    if (rc != 0)
+        return rc; /* logged by rt_cfg_load */
+    if (rt_cfg.ip[0] == '\0') {
+        RT_ERR("start",
+               "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
+               "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
+        return -EINVAL;
+    }
+    if (rt_cfg.iface[0] == '\0' && rt_cfg.vdev[0] == '\0') {
+        RT_ERR("start",
+               "no port: set ACCEL_IFACE=<interface> (in the lab namespace "
+               "accel-a, see `accel-lab up`) or ACCEL_VDEV=<dpdk vdev>");
+        return -EINVAL;
+    }
+    rc = rt__eal_init(&rt_cfg);
+    if (rc != 0)
+        return rc;
+    memset(&nc, 0, sizeof(nc));
+    rc = start_port(&nc.csum_flags, nc.mac);
+    if (rc != 0)
+        return rc;
+    nc.ip = rt_cfg.ip_addr;
+    nc.netmask = rt_cfg.ip_mask;
+    nc.gateway = rt_cfg.gw_addr;
+    nc.mtu = (uint16_t)rt_cfg.mtu;
+    nc.link.tx_alloc = rt__tx_alloc;
+    nc.link.tx_send = rt__tx_send;
+    nc.link.ctx = NULL;
+    rt__loop_reset();
+    rt_lock();
+    rc = stk_init(&nc);
+    rt_unlock();
+    if (rc != 0) {
+        RT_ERR("start", "the stack did not start: %s", strerror(-rc));
+        rt__port_close(rt__port.port_id);
+        return rc;
+    }
+    if (rt_cfg.progress_usec > 0) {
+        rc = rt__progress_start(rt_cfg.progress_usec);
+        if (rc != 0) {
+            rt__port_close(rt__port.port_id);
+            return rc;
+        }
+    }
+    RT_INFO("start",
+            "data path up: %s, ip %s, mac %02x:%02x:%02x:%02x:%02x:%02x, "
+            "rx wait: %s",
+            rt__port.desc, rt_cfg.ip, nc.mac[0], nc.mac[1], nc.mac[2],
+            nc.mac[3], nc.mac[4], nc.mac[5],
+            rt__port.wait_kind == RT__WAIT_SOCK   ? "socket"
+            : rt__port.wait_kind == RT__WAIT_INTR ? "rx interrupt"
+                                                  : "none (1 ms sleeps)");
+    rt_stats_set_datapath(rt__port.desc);
+    port_owner = getpid();
+    atexit(port_close_at_exit);
+    return 0;
+}
+
+int rt_start(void)
+{
+    sigset_t all, old;
+    int rc, saved_inlib = rt_in_lib, saved_errno = errno;
+
+    if (rt_started())
+        return 0;
+    pthread_mutex_lock(&start_mu);
+    if (start_state != 0) {
+        rc = start_state < 0 ? start_state : 0;
+        pthread_mutex_unlock(&start_mu);
+        return rc;
+    }
+    rt_in_lib = 1;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    rc = do_start();
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    rt_in_lib = saved_inlib;
+    start_state = rc == 0 ? 1 : (rc < 0 ? rc : -EINVAL);
+    if (rc == 0)
+        atomic_store_explicit(&started, true, memory_order_release);
+    pthread_mutex_unlock(&start_mu);
+    errno = saved_errno;
+    return rc == 0 ? 0 : start_state;
+}
+
+void rt_atfork_child(void)
+{
+    /* The child shares the parent's port memory but owns none of it: never
+     * touch DPDK here. Later calls get -ENODEV and stay on the kernel. */
+    atomic_store(&started, false);
+    start_state = -ENODEV;
+    pthread_mutex_init(&start_mu, NULL);
+    rt__loop_atfork_child();
+    rt__port.up = false;
+    rt__port.ntx = 0;
+    memset(&rt_stats, 0, sizeof(rt_stats));
+    rt_stats_set_datapath(NULL);
+}

@@ -1,0 +1,118 @@
+/*
+ * Stack counters (stats.def) and their text form. rt_stats_write() writes
+ * "name value" lines to an fd; rt_stats_dump() is the atexit hook used with
+ * ACCEL_STATS=1: it prints every counter to stderr (or ACCEL_LOG_FILE),
+ * prefixed "accel[pid] stats:", and says whether the data path ran in this
+ * process, so a zero counter cannot be mistaken for a port that saw nothing.
+ * Output is formatted into a buffer and written with raw write(2).
+ */
+#include "stats.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cfg.h"
+#include "log.h"
+#include "rt.h"
+
+struct rt_stats rt_stats;
+
+static char datapath[160];
+
+static const struct {
+    const char *name;
+    size_t off;
+} stat_rows[] = {
+#define RT_STAT(field, doc) {#field, offsetof(struct rt_stats, field)},
+#include "stats.def"
+#undef RT_STAT
+};
+
+#define NSTATS (sizeof(stat_rows) / sizeof(stat_rows[0]))
+
+static uint64_t stat_get(size_t i)
+{
+    uint64_t v;
+
+    memcpy(&v, (const char *)&rt_stats + stat_rows[i].off, sizeof(v));
+    return v;
+}
+
+static void write_all(int fd, const char *b, size_t n)
+{
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, b, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        b += w;
+        n -= (size_t)w;
+    }
+}
+
+void rt_stats_write(int fd)
+{
+    int saved = errno;
+    char line[128];
+
+    for (size_t i = 0; i < NSTATS; i++) {
+        int n = snprintf(line, sizeof(line), "%s %llu\n", stat_rows[i].name,
+                         (unsigned long long)stat_get(i));
+        write_all(fd, line, (size_t)n);
+    }
+    errno = saved;
+}
+
+void rt_stats_set_datapath(const char *desc)
+{
+    if (desc == NULL)
+        datapath[0] = '\0';
+    else
+        snprintf(datapath, sizeof(datapath), "%s", desc);
+}
+
+void rt_stats_dump(void)
+{
+    int saved = errno;
+    long pid = (long)syscall(SYS_getpid);
+    char line[256];
+    int n;
+
+    if (!rt_cfg.stats)
+        return;
+    if (datapath[0] != '\0')
+        n = snprintf(line, sizeof(line),
+                     "accel[%ld] stats: data path: %s\n", pid, datapath);
+    else
+        n = snprintf(line, sizeof(line),
+                     "accel[%ld] stats: data path was not started in this "
+                     "process (no accelerated socket was needed, or the "
+                     "start failed: see the log above)\n",
+                     pid);
+    rt_log_raw(line, (unsigned long)n);
+    for (size_t i = 0; i < NSTATS; i++) {
+        n = snprintf(line, sizeof(line), "accel[%ld] stats: %-20s %llu\n",
+                     pid, stat_rows[i].name, (unsigned long long)stat_get(i));
+        rt_log_raw(line, (unsigned long)n);
+    }
+    errno = saved;
+}
+
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void register_exit(void)
+{
+    if (rt_cfg.stats)
+        atexit(rt_stats_dump);
+}
+
+void rt_stats_register_exit(void)
+{
+    pthread_once(&exit_once, register_exit);
+}

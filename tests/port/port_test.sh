@@ -1,0 +1,123 @@
+#!/bin/sh
+# Port-level test of runtime/ in private namespaces: af_xdp and af_packet on
+# a veth (frames both ways, kernel ping answered, idle process sleeps),
+# af_xdp -> af_packet fallback, rt_block semantics, memif between two
+# processes, a missing interface reported by name, and clean-up after exit
+# (no XDP program left on the interface, no EAL runtime directory left).
+# Usage: port_test.sh PORT_SMOKE BLOCK_TEST. Exit 0 ok, 1 failure, 4 skip.
+set -u
+SMOKE=$1
+BLOCK=$2
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+    echo "SKIP: needs root and iproute2"; exit 4
+fi
+S=$$
+K=rtk$S A=rta$S M=rtm$S VK=rtk$S.0 VA=rta$S.0
+TMP=$(mktemp -d)
+fail=0
+cleanup() {
+    ip netns del "$K" 2>/dev/null; ip netns del "$A" 2>/dev/null
+    ip netns del "$M" 2>/dev/null; rm -rf "$TMP"
+}
+trap cleanup EXIT INT TERM
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+ip netns add "$K" && ip netns add "$A" && ip netns add "$M" || exit 4
+ip link add "$VK" type veth peer name "$VA" || exit 4
+ip link set "$VK" netns "$K"; ip link set "$VA" netns "$A"
+ip -n "$K" addr add 10.209.0.1/24 dev "$VK"
+ip -n "$K" link set "$VK" up; ip -n "$A" link set "$VA" up
+ip -n "$K" link set lo up; ip -n "$A" link set lo up; ip -n "$M" link set lo up
+ip netns exec "$K" ethtool -K "$VK" tx off >/dev/null 2>&1
+
+runa() { ip netns exec "$A" env ACCEL_IFACE="$VA" ACCEL_IP=10.209.0.2/24 "$@"; }
+
+for drv in af_xdp af_packet; do
+    ip netns exec "$K" ping -c 10 -i 0.2 -W 2 10.209.0.2 >"$TMP/ping" 2>&1 &
+    pp=$!
+    runa ACCEL_DRIVER=$drv ACCEL_STATS=1 "$SMOKE" --seconds 3 \
+        --ping 10.209.0.1 --min-replies 50 >"$TMP/out" 2>"$TMP/err"
+    rc=$?
+    wait $pp
+    recv=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$TMP/ping")
+    if [ $rc = 0 ] && [ "${recv:-0}" -ge 5 ] &&
+       grep -q "data path: $drv on $VA" "$TMP/err"; then
+        ok "$drv: $(tail -1 "$TMP/out"); kernel ping $recv/10"
+    else
+        bad "$drv (rc $rc, kernel ping ${recv:-0}/10)"; cat "$TMP/out" "$TMP/err"
+    fi
+    # An idle process sleeps: a few polls per second, little CPU.
+    runa ACCEL_DRIVER=$drv ACCEL_PROGRESS_USEC=0 "$SMOKE" --seconds 2 \
+        >"$TMP/out" 2>&1
+    polls=$(sed -n 's/.* polls \([0-9]*\) .*/\1/p' "$TMP/out")
+    if [ "${polls:-99999}" -lt 200 ]; then
+        ok "$drv: idle process sleeps ($polls polls in 2 s)"
+    else
+        bad "$drv: idle process polled ${polls:-?} times in 2 s"; cat "$TMP/out"
+    fi
+done
+
+if ip -n "$A" link show "$VA" | grep -q "prog/xdp\|xdp id"; then
+    bad "an XDP program is left on $VA after exit"
+else
+    ok "no XDP program left after exit"
+fi
+
+# Fallback: a second process cannot bind af_xdp to the busy queue.
+runa ACCEL_DRIVER=af_xdp "$SMOKE" --seconds 3 >"$TMP/first" 2>&1 &
+fp=$!
+sleep 1.5
+runa ACCEL_IP=10.209.0.3/24 ACCEL_STATS=1 "$SMOKE" --seconds 1 \
+    >"$TMP/out" 2>"$TMP/err"
+rc=$?
+wait $fp
+if [ $rc = 0 ] && grep -q "data path: af_packet on" "$TMP/err" &&
+   ! grep -q " error " "$TMP/err"; then
+    ok "auto falls back to af_packet quietly when af_xdp cannot start"
+else
+    bad "fallback (rc $rc)"; cat "$TMP/err"
+fi
+
+for spin in 0 200000; do
+    if runa ACCEL_POLL_USEC=$spin "$BLOCK" >"$TMP/out" 2>&1; then
+        ok "rt_block semantics, ACCEL_POLL_USEC=$spin"
+    else
+        bad "rt_block semantics, ACCEL_POLL_USEC=$spin"; cat "$TMP/out"
+    fi
+done
+
+# Missing interface: one line naming ACCEL_IFACE, start fails cleanly.
+runa ACCEL_IFACE=nosuch0 "$SMOKE" --seconds 1 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc = 2 ] && [ "$(grep -c . "$TMP/err")" = 1 ] &&
+   grep -q "ACCEL_IFACE=nosuch0: no such network interface" "$TMP/err"; then
+    ok "missing interface: $(cat "$TMP/err" | cut -c1-90)..."
+else
+    bad "missing interface (rc $rc)"; cat "$TMP/err"
+fi
+
+# memif: two processes, no kernel in the path.
+SOCK=$TMP/memif.sock
+ip netns exec "$M" env ACCEL_IP=10.210.0.1/24 \
+    ACCEL_VDEV=net_memif0,role=server,socket=$SOCK,socket-abstract=no \
+    "$SMOKE" --seconds 5 >"$TMP/srv" 2>&1 &
+sp=$!
+sleep 1
+ip netns exec "$M" env ACCEL_IP=10.210.0.2/24 \
+    ACCEL_VDEV=net_memif0,role=client,socket=$SOCK,socket-abstract=no \
+    "$SMOKE" --seconds 3 --ping 10.210.0.1 --min-replies 50 >"$TMP/out" 2>&1
+rc=$?
+wait $sp
+if [ $rc = 0 ]; then
+    ok "memif: $(tail -1 "$TMP/out")"
+else
+    bad "memif (rc $rc)"; cat "$TMP/out" "$TMP/srv"
+fi
+
+left=$(ls -d /var/run/dpdk/accel-* 2>/dev/null | wc -l)
+[ "$left" = 0 ] && ok "no EAL runtime directory left" ||
+    bad "$left EAL runtime directories left in /var/run/dpdk"
+
+[ $fail = 0 ] && echo "all ok" || echo FAILED
+exit $fail
