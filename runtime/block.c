@@ -48,7 +48,6 @@
 #define SPIN_FD_CHECK 64
 #define MAX_SLEEPERS 64
 #define STACK_PFDS 64
-#define HIGH_FD 900
 /* Without an rx wait fd (memif in DPDK 22.11 has no rx interrupt), a
  * sleeper naps: NAP_MIN_NS after traffic, doubling while idle up to
  * NAP_MAX_NS, so a ping-pong stays fast and an idle process stays cheap. */
@@ -93,7 +92,7 @@ static void slots_init(void)
 /* The calling thread's slot, created on first use; -1 if none is free. */
 static int my_sleeper_slot(void)
 {
-    long fd, hi;
+    long fd;
 
     if (my_slot >= 0)
         return my_slot;
@@ -102,11 +101,7 @@ static int my_sleeper_slot(void)
     if (fd < 0)
         return -1;
     /* Keep it away from the low numbers applications use and close. */
-    hi = syscall(SYS_fcntl, (int)fd, F_DUPFD_CLOEXEC, HIGH_FD);
-    if (hi >= 0) {
-        syscall(SYS_close, (int)fd);
-        fd = hi;
-    }
+    fd = rt__fd_move_high((int)fd);
     for (int i = 0; i < MAX_SLEEPERS; i++) {
         int expect = -1;
         if (atomic_compare_exchange_strong(&slots[i].fd, &expect, (int)fd)) {

@@ -144,12 +144,65 @@ static void remove_dir(const char *path)
     rmdir(path);
 }
 
+/* The 2 MB hugetlbfs mount EAL uses (passed as --huge-dir). */
+static char huge_dir[256] = "/dev/hugepages";
+
+/* With --single-file-segments (one fd per memseg list instead of one per
+ * hugepage, which keeps the fd count small) EAL cannot unlink its hugepage
+ * files for us (--huge-unlink is refused with it), so remove
+ * /dev/hugepages/accel-<pid>map_* ourselves: at exit for ours, at start for
+ * dead processes'. The memory stays mapped until the process ends. */
+static void remove_hugepage_files(long pid)
+{
+    char prefix[64], p[512];
+    DIR *d = opendir(huge_dir);
+    struct dirent *e;
+    size_t n;
+
+    if (d == NULL)
+        return;
+    n = (size_t)snprintf(prefix, sizeof(prefix), "accel-%ldmap_", pid);
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, prefix, n) != 0)
+            continue;
+        snprintf(p, sizeof(p), "%s/%s", huge_dir, e->d_name);
+        unlink(p);
+    }
+    closedir(d);
+}
+
+static void remove_stale_hugepage_files(void)
+{
+    DIR *d = opendir(huge_dir);
+    struct dirent *e;
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid;
+
+        if (strncmp(e->d_name, "accel-", 6) != 0)
+            continue;
+        pid = strtol(e->d_name + 6, &end, 10);
+        if (strncmp(end, "map_", 4) != 0 || pid <= 0 ||
+            pid == (long)getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        remove_hugepage_files(pid);
+    }
+    closedir(d);
+}
+
 static void remove_runtime_dir_at_exit(void)
 {
     /* Forked children share the parent's directory: only the process
      * that initialised EAL removes it. */
-    if (getpid() == eal_owner)
+    if (getpid() == eal_owner) {
         remove_dir(rte_eal_get_runtime_dir());
+        remove_hugepage_files((long)eal_owner);
+    }
 }
 
 static void remove_stale_runtime_dirs(void)
@@ -271,10 +324,17 @@ static bool hugetlbfs_2m_mounted(void)
             *next++ = '\0';
         /* "nodev /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0";
          * no pagesize option means the default size, 2 MB on x86-64. */
-        if (strstr(line, " hugetlbfs ") != NULL &&
+        if (!found && strstr(line, " hugetlbfs ") != NULL &&
             (strstr(line, "pagesize=") == NULL ||
-             strstr(line, "pagesize=2M") != NULL))
-            found = true;
+             strstr(line, "pagesize=2M") != NULL)) {
+            char *dir = strchr(line, ' ');
+            char *end = dir != NULL ? strchr(dir + 1, ' ') : NULL;
+            if (end != NULL && (size_t)(end - dir - 1) < sizeof(huge_dir)) {
+                memcpy(huge_dir, dir + 1, (size_t)(end - dir - 1));
+                huge_dir[end - dir - 1] = '\0';
+                found = true;
+            }
+        }
         line = next;
     }
     return found;
@@ -358,8 +418,11 @@ static int build_args(const struct rt_cfg *cfg, int nohuge, int lcore,
     rc |= add_arg(a, cfg->log_level >= RT_LOG_DEBUG ? "8" : "5");
     if (nohuge)
         rc |= add_arg(a, "--no-huge");
-    else
-        rc |= add_arg(a, "--huge-unlink");
+    else { /* one fd per memseg list, not one per page; see above */
+        rc |= add_arg(a, "--single-file-segments");
+        rc |= add_arg(a, "--huge-dir");
+        rc |= add_arg(a, huge_dir);
+    }
     snprintf(tmp, sizeof(tmp), "%u", cfg->mem_mb);
     rc |= add_arg(a, "-m");
     rc |= add_arg(a, tmp);
@@ -435,6 +498,7 @@ int rt__eal_init(const struct rt_cfg *cfg)
     eal_owner = getpid();
     atexit(remove_runtime_dir_at_exit);
     remove_stale_runtime_dirs();
+    remove_stale_hugepage_files();
     route_bpf_log();
     RT_INFO("eal", "EAL up (%s, %u MB, lcore %d)",
             nohuge ? "--no-huge" : "hugepages", cfg->mem_mb, lcore);

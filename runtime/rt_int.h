@@ -70,6 +70,14 @@ int rt__port_intr_arm(void);
 /** Disarm it after waking, and drain its eventfd. */
 void rt__port_intr_disarm(void);
 
+/* fdplace.c: keep the runtime's fds above the range applications use. */
+int rt__fd_base(void);
+void rt__fd_reserve_low(void);
+void rt__fd_release_low(void);
+/** Move fd above the base (F_DUPFD_CLOEXEC + close); returns the new fd,
+ *  or fd itself when it is already high or the move failed. */
+int rt__fd_move_high(int fd);
+
 /* block.c */
 void rt__port_fds_scan_begin(void);
 void rt__port_fds_scan_end(void);

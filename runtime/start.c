@@ -261,7 +261,9 @@ int rt_start(void)
     rt_in_lib = 1;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
+    rt__fd_reserve_low();
     rc = do_start();
+    rt__fd_release_low();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     rt_in_lib = saved_inlib;
     start_state = rc == 0 ? 1 : (rc < 0 ? rc : -EINVAL);
