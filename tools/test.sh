@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# test.sh: every accel test, as CI runs them. Run as root (sudo tools/test.sh).
+#
+#   setup          tools/setup.sh: packages, lwIP, build/, install
+#   unit+stack     ctest -L 'unit|stack' in build/
+#   asan           a second build (build-asan/, -DACCEL_SANITIZE=ON) running
+#                  the unit and stack tests under ASan/UBSan
+#   integration    accel-lab up, then ctest -L integration (real binaries
+#                  in the lab namespaces)
+#   differential   ctest -L differential (kernel vs accel traces)
+#   acceptance     ../shared/acceptance/foundation.sh when it exists next to
+#                  the repository
+#
+# Each suite is counted once; the last line is "N passed, N failed" and the
+# exit status is non-zero when any suite failed. Suite output goes to
+# build/test-logs/<suite>.log; failures print its tail.
+set -u
+set -o pipefail
+
+REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+BUILD=$REPO/build
+ASAN=$REPO/build-asan
+LOGS=$BUILD/test-logs
+JOBS=$(nproc 2>/dev/null || echo 2)
+ACCEPT=$(readlink -f "$REPO/../shared/acceptance/foundation.sh" 2>/dev/null)
+
+if [[ $(id -u) -ne 0 ]]; then
+    echo "test: must run as root (sudo $0): the lab needs network namespaces" >&2
+    exit 1
+fi
+
+"$REPO/tools/setup.sh" || {
+    echo "test: setup failed"
+    echo "0 passed, 1 failed"
+    exit 1
+}
+mkdir -p "$LOGS"
+
+PASSED=0
+FAILED=0
+FAILED_NAMES=()
+# suite NAME LIMIT_SECONDS CMD...: one line per suite, the log on failure.
+suite() {
+    local name=$1 limit=$2 start rc
+    shift 2
+    start=$(date +%s)
+    printf 'test %-14s ... ' "$name"
+    # The suites are shell functions: run them in a child bash under timeout.
+    timeout --kill-after=30 "$limit" bash -c '"$@"' suite "$@" >"$LOGS/$name.log" 2>&1
+    rc=$?
+    if ((rc == 0)); then
+        PASSED=$((PASSED + 1))
+        echo "ok ($(($(date +%s) - start))s)"
+    else
+        FAILED=$((FAILED + 1))
+        FAILED_NAMES+=("$name")
+        ((rc == 124)) && echo "TIMEOUT after ${limit}s" || echo "FAILED (exit $rc)"
+        tail -n 40 "$LOGS/$name.log" | sed 's/^/  | /'
+        echo "  (full log: $LOGS/$name.log)"
+    fi
+}
+
+ctest_in() { # ctest_in BUILD_DIR LABEL_REGEX [extra ctest args]
+    local dir=$1 labels=$2
+    shift 2
+    ctest --test-dir "$dir" -L "$labels" --output-on-failure --no-tests=error "$@"
+}
+
+asan_build_and_test() {
+    cmake -S "$REPO" -B "$ASAN" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DACCEL_SANITIZE=ON &&
+        cmake --build "$ASAN" &&
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            ctest_in "$ASAN" '^(unit|stack)$' -j "$JOBS"
+}
+
+export REPO BUILD ASAN JOBS
+export -f ctest_in asan_build_and_test
+
+lab_up() { accel-lab down && accel-lab up; }
+cleanup() { accel-lab down >/dev/null 2>&1; }  # honours ACCEL_LAB_TAG
+trap cleanup EXIT
+
+suite unit+stack 900 ctest_in "$BUILD" '^(unit|stack)$' -j "$JOBS"
+suite asan 1800 asan_build_and_test
+if lab_up >"$LOGS/lab.log" 2>&1; then
+    suite integration 1500 ctest_in "$BUILD" '^integration$'
+    suite differential 900 ctest_in "$BUILD" '^differential$'
+else
+    echo "test: accel-lab up failed:"
+    sed 's/^/  | /' "$LOGS/lab.log"
+    FAILED=$((FAILED + 2))
+    FAILED_NAMES+=(integration differential)
+fi
+if [[ -n $ACCEPT && -f $ACCEPT ]]; then
+    # The acceptance script knows only the canonical lab names.
+    suite acceptance 900 env -u ACCEL_LAB_TAG bash "$ACCEPT"
+else
+    echo "test acceptance     ... skipped (no ../shared/acceptance/foundation.sh next to the repository)"
+fi
+
+((FAILED == 0)) || echo "failed suites: ${FAILED_NAMES[*]}"
+echo "$PASSED passed, $FAILED failed"
+((FAILED == 0))
