@@ -1,0 +1,43 @@
+/*
+ * Library start and fork handling. The constructor resolves the libc table
+ * (libc.c) and only then lets wrappers do more than pass through; nothing
+ * else starts here: the configuration is read at the first socket() and
+ * the data path (DPDK, stack) at the first socket that needs it.
+ *
+ * fork (pthread_atfork child handler, so fork() needs no wrapper): the
+ * child releases fd-table slot locks and the epoll lock held by threads
+ * that do not exist in it, bumps the fork epoch (sockets accelerated in the
+ * parent now report EBADF, and their close only closes the kernel fd: the
+ * stack socket belongs to the parent) and tells the runtime. exec needs
+ * nothing: kernel fds survive it and the library starts afresh.
+ */
+#include <pthread.h>
+
+#include "epoll.h"
+#include "fdtable.h"
+#include "libc.h"
+#include "pl.h"
+#include "rt.h"
+
+atomic_bool pl__ready;
+atomic_uint pl_fork_epoch;
+
+static void
+atfork_child(void)
+{
+    pl_fdt_atfork_child();
+    pl_ep_atfork_child();
+    atomic_fetch_add(&pl_fork_epoch, 1);
+    rt_atfork_child();
+}
+
+__attribute__((constructor)) static void
+pl_init(void)
+{
+    int saved = errno;
+
+    if (pl_libc_resolve_all() == 0 &&
+        pthread_atfork(NULL, NULL, atfork_child) == 0)
+        atomic_store(&pl__ready, true);
+    errno = saved;
+}

@@ -1,0 +1,332 @@
+/*
+ * The pl_sock object: creation, the UNDECIDED -> ACCEL / KERNEL
+ * transitions, option records replayed into the stack socket, readiness
+ * (stack events plus the kernel side of an INADDR_ANY socket), and the
+ * blocking-wait building blocks every blocking operation uses: run one
+ * non-blocking stack operation under the stack lock with a poll turn, then
+ * rt_block() until something may have changed.
+ *
+ * Signals: rt_block() reports -EINTR when a handler ran. Linux restarts
+ * socket calls for handlers installed with SA_RESTART unless the socket has
+ * a timeout (signal(7)); we cannot tell which signal arrived, so a call is
+ * restarted only when no installed handler lacks SA_RESTART and the socket
+ * has no timeout for that direction. Otherwise it fails with EINTR.
+ */
+#include "sock.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "cfg.h"
+#include "epoll.h"
+#include "libc.h"
+#include "log.h"
+#include "pl.h"
+#include "rt.h"
+#include "stats.h"
+#include "stk.h"
+
+bool
+pl_sock_live(const struct pl_sock *s)
+{
+    return pl_sock_state(s) == PL_SOCK_ACCEL &&
+           s->epoch == atomic_load_explicit(&pl_fork_epoch,
+                                            memory_order_relaxed);
+}
+
+bool
+pl_sock_candidate(int domain, int type, int protocol)
+{
+    int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+    if (domain != AF_INET)
+        return false;
+    if (base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP))
+        return rt_configured() && rt_cfg.tcp;
+    if (base == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP))
+        return rt_configured() && rt_cfg.udp;
+    return false;
+}
+
+void
+pl_sock_net(struct pl_net *net)
+{
+    net->ip = rt_cfg.ip_addr;
+    net->mask = rt_cfg.ip_mask;
+    net->gw = rt_cfg.gw_addr;
+}
+
+static void
+sock_destroy(struct pl_fd *f)
+{
+    struct pl_sock *s = (struct pl_sock *)f;
+
+    pl_ep_sock_gone(s);
+    if (pl_sock_live(s)) {
+        rt_lock();
+        stk_sock_close(s->stk);
+        rt_poll();
+        rt_unlock();
+    }
+    /* A socket accelerated in the parent of a fork belongs to the
+     * parent's stack: the child only forgets it. */
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+static void
+sock_notify(void *ctx, uint32_t events)
+{
+    (void)ctx;
+    (void)events;
+    rt_wakeup();
+}
+
+struct pl_sock *
+pl_sock_new(int type, bool nonblock)
+{
+    struct pl_sock *s = calloc(1, sizeof(*s));
+
+    if (s == NULL)
+        return NULL;
+    pl_fd_init(&s->hdr, PL_FD_SOCK, sock_destroy);
+    pthread_mutex_init(&s->mu, NULL);
+    s->type = type;
+    atomic_init(&s->state, PL_SOCK_UNDECIDED);
+    atomic_init(&s->nonblock, nonblock);
+    return s;
+}
+
+struct pl_sock *
+pl_sock_new_accepted(struct stk_sock *stk, bool nonblock)
+{
+    struct pl_sock *s = pl_sock_new(SOCK_STREAM, nonblock);
+
+    if (s == NULL)
+        return NULL;
+    s->stk = stk;
+    s->epoch = atomic_load(&pl_fork_epoch);
+    stk_sock_set_notify(stk, sock_notify, s);
+    atomic_store_explicit(&s->state, PL_SOCK_ACCEL, memory_order_release);
+    return s;
+}
+
+/* The kernel socket of an accelerated fd stays O_NONBLOCK, so probing its
+ * kernel side never blocks; F_GETFL reports the application's flag. */
+static void
+kernel_nonblock(int fd, bool on)
+{
+    int fl = libc_fcntl(fd, F_GETFL, 0);
+
+    if (fl < 0)
+        return;
+    if (on != !!(fl & O_NONBLOCK))
+        libc_fcntl(fd, F_SETFL,
+                   (unsigned long)(on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK)));
+}
+
+int
+pl_sock_accelerate(struct pl_sock *s, int fd)
+{
+    static atomic_bool warned;
+    struct stk_sock *stk;
+    int rc;
+
+    rc = rt_start();
+    if (rc < 0) {
+        if (!atomic_exchange(&warned, true))
+            RT_WARN("fd", "data path unavailable (%s): sockets stay on the "
+                    "kernel", strerror(-rc));
+        return -ENODEV;
+    }
+    rt_lock();
+    rc = stk_sock_create(s->type, &stk);
+    if (rc == 0) {
+        stk_sock_set_notify(stk, sock_notify, s);
+        for (int i = 0; i < s->nopts; i++)
+            stk_sock_setsockopt(stk, s->opts[i].level, s->opts[i].name,
+                                s->opts[i].val, s->opts[i].len);
+        RT_STAT_INC(sock_accel);
+    }
+    rt_unlock();
+    if (rc < 0) {
+        RT_INFO("fd", "fd %d: no stack socket (%s), kernel fallback", fd,
+                strerror(-rc));
+        return -ENODEV;
+    }
+    kernel_nonblock(fd, true);
+    s->stk = stk;
+    s->epoch = atomic_load(&pl_fork_epoch);
+    atomic_store_explicit(&s->state, PL_SOCK_ACCEL, memory_order_release);
+    return 0;
+}
+
+void
+pl_sock_to_kernel(struct pl_sock *s, int fd)
+{
+    struct pl_fd *cur;
+    bool was_accel = pl_sock_live(s);
+
+    atomic_store_explicit(&s->state, PL_SOCK_KERNEL, memory_order_release);
+    if (was_accel) {
+        rt_lock();
+        stk_sock_close(s->stk);
+        rt_poll();
+        rt_unlock();
+        s->stk = NULL;
+        kernel_nonblock(fd, atomic_load(&s->nonblock));
+    }
+    rt_lock();
+    RT_STAT_INC(sock_kernel);
+    rt_unlock();
+    pl_ep_sock_to_kernel(s);
+    /* Drop the entry if it is still this object (the common case without
+     * dups); the caller holds a reference, so no destroy happens here. */
+    cur = pl_fdt_get(fd);
+    if (cur == &s->hdr)
+        pl_fd_put(pl_fdt_exchange(fd, NULL));
+    pl_fd_put(cur);
+}
+
+void
+pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
+                   socklen_t len)
+{
+    struct pl_opt *o = NULL;
+
+    if (val == NULL || len > PL_OPT_VAL_MAX) {
+        RT_DBG("fd", "option %d/%d (len %u) not replayed", level, name,
+               (unsigned int)len);
+        return;
+    }
+    for (int i = 0; i < s->nopts; i++)
+        if (s->opts[i].level == level && s->opts[i].name == name)
+            o = &s->opts[i];
+    if (o == NULL) {
+        if (s->nopts == PL_OPT_MAX) {
+            RT_WARN("fd", "too many socket options to replay; %d/%d dropped",
+                    level, name);
+            return;
+        }
+        o = &s->opts[s->nopts++];
+    }
+    o->level = level;
+    o->name = name;
+    o->len = len;
+    memcpy(o->val, val, len);
+}
+
+int
+pl_sock_set_nonblock(struct pl_sock *s, int fd, bool on)
+{
+    pthread_mutex_lock(&s->mu);
+    atomic_store(&s->nonblock, on);
+    if (pl_sock_state(s) != PL_SOCK_ACCEL)
+        kernel_nonblock(fd, on);
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+static bool
+kernel_readable(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+
+    return libc_poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+uint32_t
+pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
+{
+    uint32_t ev;
+
+    if (!pl_sock_live(s))
+        return 0;
+    rt_lock();
+    ev = stk_sock_events(s->stk, gen);
+    rt_unlock();
+    if (!(ev & EPOLLIN) && atomic_load(&s->kside) && kernel_readable(fd))
+        ev |= EPOLLIN | EPOLLRDNORM;
+    return ev;
+}
+
+int
+pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    int n = ((want & EPOLLIN) && atomic_load(&s->kside)) ? 1 : 0;
+    int ms = pl_ms_left(deadline);
+    int rc;
+
+    if (ms == 0)
+        return -EAGAIN;
+    rc = rt_block(n ? &pfd : NULL, n, ms, NULL);
+    return rc < 0 ? rc : 0;
+}
+
+bool
+pl_sock_restart(const struct pl_sock *s, bool send)
+{
+    struct sigaction sa;
+
+    if (atomic_load(send ? &s->sndtimeo : &s->rcvtimeo) != 0)
+        return false;
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sigaction(sig, NULL, &sa) != 0)
+            continue;
+        if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN &&
+            !(sa.sa_flags & SA_RESTART))
+            return false;
+    }
+    return true;
+}
+
+int64_t
+pl_sock_deadline(const struct pl_sock *s, bool send)
+{
+    int64_t t = atomic_load(send ? &s->sndtimeo : &s->rcvtimeo);
+
+    return t > 0 ? pl_deadline(t) : -1;
+}
+
+int64_t
+pl_deadline(int64_t timeout_ns)
+{
+    if (timeout_ns < 0)
+        return -1;
+    return (int64_t)rt_now_ns() + timeout_ns;
+}
+
+int
+pl_ms_left(int64_t deadline)
+{
+    int64_t left;
+
+    if (deadline < 0)
+        return -1;
+    left = deadline - (int64_t)rt_now_ns();
+    if (left <= 0)
+        return 0;
+    left = (left + 999999) / 1000000;
+    return left > 0x7fffffff ? 0x7fffffff : (int)left;
+}
+
+ssize_t
+pl_sock_run(struct pl_sock *s, pl_stk_op op, void *arg)
+{
+    ssize_t rc;
+
+    rt_lock();
+    rc = op(s->stk, arg);
+    if (rt_poll() > 0 && rc == -EAGAIN) {
+        rc = op(s->stk, arg);
+        rt_poll();
+    }
+    rt_unlock();
+    return rc;
+}

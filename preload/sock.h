@@ -1,0 +1,187 @@
+/*
+ * The AF_INET socket object behind an fd we track (kind PL_FD_SOCK).
+ *
+ * Life cycle: socket() creates the kernel socket (its number is the
+ * application's fd) and a pl_sock in state UNDECIDED: no stack socket, no
+ * DPDK. bind/connect/listen/sendto decide (decide.h): ACCEL creates the
+ * stack socket (starting the runtime on first use), replays the recorded
+ * options and from then on the data path is the stack; KERNEL leaves the
+ * fd to the kernel for good (the table entry is dropped; dups still
+ * pointing at the object see KERNEL and pass through).
+ *
+ * Locking: `mu` serialises decisions and option records; every stk_* call
+ * runs under rt_lock(). `stk` is written once, before `state` becomes
+ * ACCEL (release), so readers that saw ACCEL may use it without `mu`.
+ * Lock order: s->mu -> epoll lock -> rt_lock.
+ *
+ * Return convention: 0 / count or -errno. Nothing here touches errno.
+ */
+#ifndef ACCEL_PL_SOCK_H
+#define ACCEL_PL_SOCK_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "decide.h"
+#include "fdtable.h"
+
+struct stk_sock;
+struct pl_ep_item;
+
+enum pl_sock_state {
+    PL_SOCK_UNDECIDED = 0,
+    PL_SOCK_ACCEL = 1,
+    PL_SOCK_KERNEL = 2,
+};
+
+#define PL_OPT_MAX 24
+#define PL_OPT_VAL_MAX 32
+
+/** A setsockopt accepted by the kernel, kept for replay. */
+struct pl_opt {
+    int level, name;
+    socklen_t len;
+    unsigned char val[PL_OPT_VAL_MAX];
+};
+
+struct pl_sock {
+    struct pl_fd hdr;
+    pthread_mutex_t mu;
+    int type;                  /* SOCK_STREAM or SOCK_DGRAM */
+    atomic_int state;          /* enum pl_sock_state */
+    struct stk_sock *stk;      /* set once, before state = ACCEL */
+    unsigned int epoch;        /* pl_fork_epoch when accelerated */
+    atomic_bool nonblock;      /* O_NONBLOCK of the open file */
+    atomic_bool kside;         /* kernel socket bound to our port on ANY */
+    atomic_bool klisten;       /* ... and listening */
+    _Atomic int64_t rcvtimeo;  /* SO_RCVTIMEO in ns, 0 = none */
+    _Atomic int64_t sndtimeo;  /* SO_SNDTIMEO in ns, 0 = none */
+    int nopts;
+    struct pl_opt opts[PL_OPT_MAX];
+    struct pl_ep_item *ep_items; /* epoll memberships (epoll lock) */
+};
+
+static inline struct pl_sock *
+pl_sock_of(struct pl_fd *f)
+{
+    return (f != NULL && f->kind == PL_FD_SOCK) ? (struct pl_sock *)f : NULL;
+}
+
+static inline int
+pl_sock_state(const struct pl_sock *s)
+{
+    return atomic_load_explicit(&s->state, memory_order_acquire);
+}
+
+/** Usable stack socket: accelerated in this process (not a fork child). */
+bool pl_sock_live(const struct pl_sock *s);
+
+/** Whether socket(domain, type, proto) is a candidate (AF_INET TCP/UDP
+ *  allowed by the configuration). Loads the configuration. */
+bool pl_sock_candidate(int domain, int type, int protocol);
+
+/** The stack's addressing from the configuration. */
+void pl_sock_net(struct pl_net *net);
+
+/** New UNDECIDED object with one reference; NULL on ENOMEM. */
+struct pl_sock *pl_sock_new(int type, bool nonblock);
+
+/** New ACCEL object around an accepted stack socket; NULL on ENOMEM. */
+struct pl_sock *pl_sock_new_accepted(struct stk_sock *stk, bool nonblock);
+
+/**
+ * Accelerate s (s->mu held, state UNDECIDED): start the runtime, create the
+ * stack socket and replay the recorded options. -ENODEV when the data path
+ * cannot start (the caller then makes the socket a kernel one).
+ */
+int pl_sock_accelerate(struct pl_sock *s, int fd);
+
+/** Make s a kernel socket for good (s->mu held): fd's entry is dropped,
+ *  epoll registrations move to the kernel epoll. */
+void pl_sock_to_kernel(struct pl_sock *s, int fd);
+
+/** Record a kernel-accepted option for replay (s->mu held). */
+void pl_sock_record_opt(struct pl_sock *s, int level, int name,
+                        const void *val, socklen_t len);
+
+/** O_NONBLOCK changed by the application (F_SETFL / FIONBIO). Applies it
+ *  to the kernel socket when that is what the application observes. */
+int pl_sock_set_nonblock(struct pl_sock *s, int fd, bool on);
+
+/** Stack readiness (EPOLL* bits) plus the kernel side's POLLIN. */
+uint32_t pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen);
+
+/**
+ * Block until the stack socket may have progressed towards `want`
+ * (EPOLLIN/EPOLLOUT), the kernel side of fd is readable (when want has
+ * EPOLLIN), the deadline passes (-EAGAIN) or a signal arrives (-EINTR).
+ * Returns 0 when the caller should retry its operation.
+ */
+int pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline);
+
+/** After -EINTR from a wait: true when the call should be restarted the
+ *  way the kernel restarts socket calls for SA_RESTART handlers. */
+bool pl_sock_restart(const struct pl_sock *s, bool send);
+
+/** Deadline for a blocking receive / send from SO_RCVTIMEO/SO_SNDTIMEO. */
+int64_t pl_sock_deadline(const struct pl_sock *s, bool send);
+
+/** One non-blocking stack operation on s->stk. */
+typedef ssize_t (*pl_stk_op)(struct stk_sock *stk, void *arg);
+
+/**
+ * Run op under the stack lock followed by a poll turn (which receives
+ * frames and flushes what op queued); if op would block and the turn
+ * received frames, op runs once more (then another turn flushes). A caller
+ * that goes on to rt_block() therefore leaves nothing unsent behind.
+ */
+ssize_t pl_sock_run(struct pl_sock *s, pl_stk_op op, void *arg);
+
+/* ---- operations (sock_ctl.c) ------------------------------------------ */
+
+int pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a,
+                 socklen_t len);
+int pl_sock_listen(struct pl_sock *s, int fd, int backlog);
+int pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a,
+                   socklen_t *len, int flags);
+int pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
+                    socklen_t len);
+int pl_sock_shutdown(struct pl_sock *s, int fd, int how);
+int pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
+                       const void *val, socklen_t len);
+int pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name,
+                       void *val, socklen_t *len);
+int pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a,
+                    socklen_t *len, bool peer);
+int pl_sock_ioctl(struct pl_sock *s, int fd, unsigned long req,
+                  unsigned long arg);
+int pl_sock_fcntl(struct pl_sock *s, int fd, int cmd, unsigned long arg);
+
+/* ---- data path (sock_io.c) -------------------------------------------- */
+
+/** recvmsg on an accelerated socket (MSG_WAITALL, blocking, timeouts). */
+ssize_t pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg,
+                        int flags);
+/** sendmsg on an accelerated socket. *sigpipe is set when the caller must
+ *  raise SIGPIPE after leaving the library. */
+ssize_t pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg,
+                        int flags, bool *sigpipe);
+int pl_sock_recvmmsg(struct pl_sock *s, int fd, struct mmsghdr *vec,
+                     unsigned int vlen, int flags, struct timespec *timeout);
+int pl_sock_sendmmsg(struct pl_sock *s, int fd, struct mmsghdr *vec,
+                     unsigned int vlen, int flags, bool *sigpipe);
+ssize_t pl_sock_sendfile(struct pl_sock *s, int out, int in, off_t *off,
+                         size_t n, bool *sigpipe);
+
+/**
+ * The data-path decision for an UNDECIDED socket whose first operation is
+ * a send with a destination (UDP sendto): accelerate or go kernel.
+ * Returns the new state (PL_SOCK_ACCEL / PL_SOCK_KERNEL / unchanged).
+ */
+int pl_sock_decide_send(struct pl_sock *s, int fd, const struct sockaddr *a,
+                        socklen_t len);
+
+#endif /* ACCEL_PL_SOCK_H */

@@ -1,0 +1,462 @@
+/*
+ * Control operations on a pl_sock: bind, listen, accept, connect,
+ * shutdown, socket options, names, ioctl and fcntl. Each one takes the
+ * acceleration decision when the socket is still UNDECIDED (decide.h),
+ * then works on the stack socket (ACCEL) or on the kernel socket (KERNEL,
+ * or requests the stack does not implement). The kernel socket sees every
+ * setsockopt first, so validation and errno are Linux's own.
+ *
+ * INADDR_ANY: the stack socket binds ANY:port and the kernel socket binds
+ * the same port on ANY (listening too for TCP), so clients on 127.0.0.1
+ * still reach the application; accept() takes from the stack queue first,
+ * then from the kernel one. When the kernel bind fails (the port is taken
+ * on the kernel) the socket is served by the stack alone.
+ */
+#include "sock.h"
+
+#include <fcntl.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+
+#include "libc.h"
+#include "log.h"
+#include "pl.h"
+#include "rt.h"
+#include "stk.h"
+
+#ifndef SO_RCVTIMEO_NEW
+#define SO_RCVTIMEO_NEW 66
+#define SO_SNDTIMEO_NEW 67
+#endif
+
+/* Bind the kernel socket to ANY and the port the stack socket got. */
+static void
+bind_kernel_side(struct pl_sock *s, int fd)
+{
+    struct sockaddr_in sin;
+    socklen_t len = sizeof(sin);
+    int rc;
+
+    rt_lock();
+    rc = stk_sock_getname(s->stk, (struct sockaddr *)&sin, &len, false);
+    rt_unlock();
+    if (rc < 0 || sin.sin_port == 0)
+        return;
+    sin.sin_addr.s_addr = htonl(INADDR_ANY);
+    if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
+        atomic_store(&s->kside, true);
+    else
+        RT_INFO("fd", "fd %d: port %u taken on the kernel (%s): served by "
+                "the stack only", fd, ntohs(sin.sin_port), strerror(errno));
+}
+
+int
+pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a,
+             socklen_t len)
+{
+    struct pl_net net;
+    enum pl_route r;
+    int rc;
+
+    pthread_mutex_lock(&s->mu);
+    switch (pl_sock_state(s)) {
+    case PL_SOCK_ACCEL:
+        pthread_mutex_unlock(&s->mu);
+        if (!pl_sock_live(s))
+            return -EBADF;
+        rt_lock();
+        rc = stk_sock_bind(s->stk, a, len);
+        rt_unlock();
+        return rc;
+    case PL_SOCK_KERNEL:
+        pthread_mutex_unlock(&s->mu);
+        return (int)pl_sysret(libc_bind(fd, a, len));
+    default:
+        break;
+    }
+    pl_sock_net(&net);
+    r = pl_route_bind(a, len, &net);
+    if (r == PL_ROUTE_PASS) {
+        rc = (int)pl_sysret(libc_bind(fd, a, len));
+        if (rc == 0)
+            pl_sock_to_kernel(s, fd);
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    }
+    if (r == PL_ROUTE_KERNEL || pl_sock_accelerate(s, fd) < 0) {
+        pl_sock_to_kernel(s, fd);
+        pthread_mutex_unlock(&s->mu);
+        return (int)pl_sysret(libc_bind(fd, a, len));
+    }
+    rt_lock();
+    rc = stk_sock_bind(s->stk, a, len);
+    rt_unlock();
+    if (rc == 0 && r == PL_ROUTE_ACCEL_ANY)
+        bind_kernel_side(s, fd);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+int
+pl_sock_listen(struct pl_sock *s, int fd, int backlog)
+{
+    struct sockaddr_in any = {.sin_family = AF_INET};
+    int rc;
+
+    pthread_mutex_lock(&s->mu);
+    if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
+        if (s->type != SOCK_STREAM || pl_sock_accelerate(s, fd) < 0) {
+            if (s->type == SOCK_STREAM)
+                pl_sock_to_kernel(s, fd);
+            pthread_mutex_unlock(&s->mu);
+            return (int)pl_sysret(libc_listen(fd, backlog));
+        }
+        /* listen() on an unbound socket binds ANY:ephemeral (Linux). */
+        rt_lock();
+        rc = stk_sock_bind(s->stk, (struct sockaddr *)&any, sizeof(any));
+        rt_unlock();
+        if (rc == 0)
+            bind_kernel_side(s, fd);
+    }
+    if (pl_sock_state(s) == PL_SOCK_KERNEL) {
+        pthread_mutex_unlock(&s->mu);
+        return (int)pl_sysret(libc_listen(fd, backlog));
+    }
+    if (!pl_sock_live(s)) {
+        pthread_mutex_unlock(&s->mu);
+        return -EBADF;
+    }
+    rt_lock();
+    rc = stk_sock_listen(s->stk, backlog);
+    rt_poll();
+    rt_unlock();
+    if (rc == 0 && atomic_load(&s->kside)) {
+        if (libc_listen(fd, backlog) == 0)
+            atomic_store(&s->klisten, true);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+struct accept_arg {
+    struct stk_sock *ns;
+    struct sockaddr *a;
+    socklen_t *len;
+};
+
+static ssize_t
+accept_op(struct stk_sock *stk, void *arg)
+{
+    struct accept_arg *x = arg;
+
+    return stk_sock_accept(stk, &x->ns, x->a, x->len);
+}
+
+/* A new fd for an accepted stack connection: a placeholder kernel TCP
+ * socket holds the number. */
+static int
+install_accepted(struct stk_sock *ns, int flags)
+{
+    struct pl_sock *n;
+    int nfd, rc;
+
+    nfd = libc_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
+                                   (flags & SOCK_CLOEXEC), 0);
+    if (nfd < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    n = pl_sock_new_accepted(ns, (flags & SOCK_NONBLOCK) != 0);
+    if (n == NULL) {
+        libc_close(nfd);
+        rc = -ENOMEM;
+        goto fail;
+    }
+    rc = pl_fdt_install(nfd, &n->hdr);
+    pl_fd_put(&n->hdr);
+    if (rc < 0) {
+        libc_close(nfd);
+        return rc; /* n was destroyed with ns */
+    }
+    return nfd;
+fail:
+    rt_lock();
+    stk_sock_close(ns);
+    rt_unlock();
+    return rc;
+}
+
+int
+pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a,
+               socklen_t *len, int flags)
+{
+    struct accept_arg x = {.a = a, .len = len};
+    int64_t deadline = pl_sock_deadline(s, false);
+    int rc;
+
+    if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
+        return -EINVAL;
+    if (!pl_sock_live(s))
+        return -EBADF;
+    for (;;) {
+        rc = (int)pl_sock_run(s, accept_op, &x);
+        if (rc == 0)
+            return install_accepted(x.ns, flags);
+        if (rc != -EAGAIN)
+            return rc;
+        if (atomic_load(&s->klisten)) {
+            rc = libc_accept4(fd, a, len, flags);
+            if (rc >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
+                return (int)pl_sysret(rc);
+        }
+        if (atomic_load(&s->nonblock))
+            return -EAGAIN;
+        rc = pl_sock_wait(s, fd, EPOLLIN, deadline);
+        if (rc == -EINTR && pl_sock_restart(s, false))
+            continue;
+        if (rc < 0)
+            return rc;
+    }
+}
+
+struct connect_arg {
+    const struct sockaddr *a;
+    socklen_t len;
+};
+
+static ssize_t
+connect_op(struct stk_sock *stk, void *arg)
+{
+    struct connect_arg *x = arg;
+
+    return stk_sock_connect(stk, x->a, x->len);
+}
+
+/* bind(ANY) then connect() to a destination the stack cannot reach (for
+ * example 127.0.0.1): the socket moves to the kernel, which already holds
+ * the same local port. */
+static bool
+demote_for_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
+                   socklen_t len)
+{
+    struct pl_net net;
+    bool done = false;
+
+    pl_sock_net(&net);
+    if (pl_route_connect(a, len, &net) != PL_ROUTE_KERNEL)
+        return false;
+    pthread_mutex_lock(&s->mu);
+    if (pl_sock_live(s) && atomic_load(&s->kside) &&
+        !atomic_load(&s->klisten)) {
+        pl_sock_to_kernel(s, fd);
+        done = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return done;
+}
+
+int
+pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
+                socklen_t len)
+{
+    struct connect_arg x = {.a = a, .len = len};
+    struct pl_net net;
+    int64_t deadline;
+    int rc;
+
+    pthread_mutex_lock(&s->mu);
+    if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
+        enum pl_route r;
+
+        pl_sock_net(&net);
+        r = pl_route_connect(a, len, &net);
+        if (r == PL_ROUTE_PASS) {
+            pthread_mutex_unlock(&s->mu);
+            return (int)pl_sysret(libc_connect(fd, a, len));
+        }
+        if (r == PL_ROUTE_KERNEL || pl_sock_accelerate(s, fd) < 0)
+            pl_sock_to_kernel(s, fd);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (pl_sock_state(s) == PL_SOCK_KERNEL)
+        return (int)pl_sysret(libc_connect(fd, a, len));
+    if (!pl_sock_live(s))
+        return -EBADF;
+    if (demote_for_connect(s, fd, a, len))
+        return (int)pl_sysret(libc_connect(fd, a, len));
+
+    deadline = pl_sock_deadline(s, true);
+    rc = (int)pl_sock_run(s, connect_op, &x);
+    if (rc != -EINPROGRESS || atomic_load(&s->nonblock))
+        return rc;
+    for (;;) {
+        rc = pl_sock_wait(s, fd, EPOLLOUT, deadline);
+        if (rc == -EAGAIN)
+            return -EINPROGRESS; /* SO_SNDTIMEO expired (Linux) */
+        if (rc == -EINTR && !pl_sock_restart(s, true))
+            return -EINTR;
+        rc = (int)pl_sock_run(s, connect_op, &x);
+        if (rc == -EISCONN)
+            return 0;
+        if (rc != -EALREADY && rc != -EINPROGRESS)
+            return rc;
+    }
+}
+
+int
+pl_sock_shutdown(struct pl_sock *s, int fd, int how)
+{
+    int rc;
+
+    if (pl_sock_state(s) != PL_SOCK_ACCEL)
+        return (int)pl_sysret(libc_shutdown(fd, how));
+    if (!pl_sock_live(s))
+        return -EBADF;
+    rt_lock();
+    rc = stk_sock_shutdown(s->stk, how);
+    rt_poll();
+    rt_unlock();
+    return rc;
+}
+
+static int64_t
+timeval_ns(const void *val, socklen_t len)
+{
+    struct timeval tv;
+
+    if (len < sizeof(tv))
+        return 0;
+    memcpy(&tv, val, sizeof(tv));
+    if (tv.tv_sec < 0)
+        return 0;
+    return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+int
+pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
+                   const void *val, socklen_t len)
+{
+    int rc = (int)pl_sysret(libc_setsockopt(fd, level, name, val, len));
+
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&s->mu);
+    if (level == SOL_SOCKET &&
+        (name == SO_RCVTIMEO || name == SO_RCVTIMEO_NEW))
+        atomic_store(&s->rcvtimeo, timeval_ns(val, len));
+    if (level == SOL_SOCKET &&
+        (name == SO_SNDTIMEO || name == SO_SNDTIMEO_NEW))
+        atomic_store(&s->sndtimeo, timeval_ns(val, len));
+    if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
+        pl_sock_record_opt(s, level, name, val, len);
+    } else if (pl_sock_live(s)) {
+        /* The kernel accepted it: options the stack does not implement
+         * keep their kernel value, which getsockopt reports. */
+        rt_lock();
+        rc = stk_sock_setsockopt(s->stk, level, name, val, len);
+        rt_unlock();
+        if (rc < 0 && rc != -ENOPROTOOPT && rc != -EOPNOTSUPP)
+            RT_DBG("fd", "fd %d: stack refused option %d/%d: %s", fd, level,
+                   name, strerror(-rc));
+    }
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
+int
+pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name,
+                   void *val, socklen_t *len)
+{
+    int rc;
+
+    if (!pl_sock_live(s) ||
+        (level == SOL_SOCKET &&
+         (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
+          name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)))
+        return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
+    rt_lock();
+    rc = stk_sock_getsockopt(s->stk, level, name, val, len);
+    rt_unlock();
+    if (rc == -ENOPROTOOPT || rc == -EOPNOTSUPP)
+        rc = (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
+    return rc;
+}
+
+int
+pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a,
+                socklen_t *len, bool peer)
+{
+    int rc;
+
+    if (!pl_sock_live(s))
+        return (int)pl_sysret(peer ? libc_getpeername(fd, a, len)
+                                   : libc_getsockname(fd, a, len));
+    if (a == NULL || len == NULL)
+        return -EFAULT;
+    rt_lock();
+    rc = stk_sock_getname(s->stk, a, len, peer);
+    rt_unlock();
+    return rc;
+}
+
+int
+pl_sock_ioctl(struct pl_sock *s, int fd, unsigned long req,
+              unsigned long arg)
+{
+    int *p = (int *)arg;
+    int n;
+
+    if (req == FIONBIO) {
+        if (p == NULL)
+            return -EFAULT;
+        return pl_sock_set_nonblock(s, fd, *p != 0);
+    }
+    if (!pl_sock_live(s) || (req != FIONREAD && req != SIOCOUTQ))
+        return (int)pl_sysret(libc_ioctl(fd, req, arg));
+    if (p == NULL)
+        return -EFAULT;
+    rt_lock();
+    n = req == FIONREAD ? stk_sock_inq(s->stk) : stk_sock_outq(s->stk);
+    rt_unlock();
+    if (n == 0 && req == FIONREAD && s->type == SOCK_DGRAM &&
+        atomic_load(&s->kside))
+        return (int)pl_sysret(libc_ioctl(fd, req, arg));
+    if (n < 0)
+        return n;
+    *p = n;
+    return 0;
+}
+
+int
+pl_sock_fcntl(struct pl_sock *s, int fd, int cmd, unsigned long arg)
+{
+    int fl, rc;
+
+    switch (cmd) {
+    case F_GETFL:
+        fl = libc_fcntl(fd, F_GETFL, 0);
+        if (fl < 0)
+            return -errno;
+        if (pl_sock_state(s) == PL_SOCK_ACCEL)
+            fl = (fl & ~O_NONBLOCK) |
+                 (atomic_load(&s->nonblock) ? O_NONBLOCK : 0);
+        return fl;
+    case F_SETFL:
+        pthread_mutex_lock(&s->mu);
+        if (pl_sock_state(s) == PL_SOCK_ACCEL)
+            rc = libc_fcntl(fd, F_SETFL, arg | O_NONBLOCK);
+        else
+            rc = libc_fcntl(fd, F_SETFL, arg);
+        if (rc == 0)
+            atomic_store(&s->nonblock, (arg & O_NONBLOCK) != 0);
+        else
+            rc = -errno;
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    default:
+        return (int)pl_sysret(libc_fcntl(fd, cmd, arg));
+    }
+}
