@@ -1,0 +1,264 @@
+#!/bin/bash
+# Differential runner: runs each scenario program once on the kernel and
+# once under accel-run, and compares their stdout traces (plus exit status).
+#
+#   run.sh [options] [scenario...]      scenario: full name or its NNN prefix
+#     --kernel-only     run the kernel world once; FAIL on a non-zero exit
+#     --kernel-twice    run the kernel world twice and compare (self-check:
+#                       the traces must be deterministic)
+#     --bindir DIR      where CMake built peer, scen/ and scenarios.list
+#                       (default: $ACCEL_DIFF_BINDIR or build/tests/differential)
+#     --accel-run PATH  accel-run to use (default: $ACCEL_RUN, the build tree,
+#                       then PATH)
+#     --lib PATH        libaccel.so for accel-run (exported as ACCEL_LIBRARY;
+#                       default: accel-run's own choice)
+#     --out DIR         where traces and diffs go (default: BINDIR/results)
+#     --timeout SEC     per-scenario timeout (default 30)
+#
+# Worlds (same addresses in both, so traces are comparable):
+#   kernel  peer in netns accel-dk$TAG (10.200.0.1/24), subject in accel-da$TAG
+#           (kernel address 10.200.0.2/24), joined by a veth; made here and
+#           removed at exit.
+#   accel   the lab from `accel-lab up` (netns accel-k$TAG holds the peer at
+#           10.200.0.1, the subject runs in accel-a$TAG under accel-run with
+#           the ACCEL_* variables accel-lab prints). The lab is taken down at
+#           exit only if this run brought it up.
+# TAG is $ACCEL_LAB_TAG (empty: the canonical lab names).
+#
+# allowlist.txt lines "scenario-name  reason" accept a known difference.
+# Exit: 0 all pass, 1 an unexpected difference or failure, 4 skipped (no
+# root, or accel-run missing in the full mode).
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+BINDIR=${ACCEL_DIFF_BINDIR:-$REPO/build/tests/differential}
+ACCEL_RUN_BIN=${ACCEL_RUN:-}
+LIBPATH=${ACCEL_LIBRARY:-}
+OUT=
+TIMEOUT=30
+MODE=full
+TAG=${ACCEL_LAB_TAG:-}
+WANT=()
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel-only) MODE=kernel-only ;;
+	--kernel-twice) MODE=kernel-twice ;;
+	--bindir) BINDIR=$2; shift ;;
+	--accel-run) ACCEL_RUN_BIN=$2; shift ;;
+	--lib) LIBPATH=$2; shift ;;
+	--out) OUT=$2; shift ;;
+	--timeout) TIMEOUT=$2; shift ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) WANT+=("$1") ;;
+	esac
+	shift
+done
+OUT=${OUT:-$BINDIR/results}
+
+skip() { echo "SKIP: $*"; exit 4; }
+die() { echo "run.sh: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+command -v ip >/dev/null || skip "iproute2 missing"
+[ -f "$BINDIR/scenarios.list" ] || die "no $BINDIR/scenarios.list (build first, or pass --bindir)"
+[[ -z $TAG || $TAG =~ ^[A-Za-z0-9_]{1,9}$ ]] || die "ACCEL_LAB_TAG must be 1-9 characters [A-Za-z0-9_]"
+
+# Scenario selection: all of scenarios.list, or the ones named (name or prefix).
+mapfile -t ALL < "$BINDIR/scenarios.list"
+SCEN=()
+if [ ${#WANT[@]} -eq 0 ]; then
+	SCEN=("${ALL[@]}")
+else
+	for w in "${WANT[@]}"; do
+		found=
+		for s in "${ALL[@]}"; do
+			case "$s" in "$w"|"$w"_*) SCEN+=("$s"); found=1 ;; esac
+		done
+		[ -n "$found" ] || die "unknown scenario $w"
+	done
+fi
+
+if [ "$MODE" = full ]; then
+	if [ -z "$ACCEL_RUN_BIN" ]; then
+		for c in "$BINDIR/../../tools/accel-run" "$(command -v accel-run)"; do
+			[ -n "$c" ] && [ -x "$c" ] && { ACCEL_RUN_BIN=$c; break; }
+		done
+	fi
+	[ -n "$ACCEL_RUN_BIN" ] && [ -x "$ACCEL_RUN_BIN" ] || skip "accel-run not built"
+	LAB=${ACCEL_LAB:-}
+	if [ -z "$LAB" ]; then
+		for c in "$(dirname "$ACCEL_RUN_BIN")/accel-lab" "$REPO/tools/accel-lab" \
+			 "$(command -v accel-lab)"; do
+			[ -n "$c" ] && [ -x "$c" ] && { LAB=$c; break; }
+		done
+	fi
+	[ -n "$LAB" ] || skip "accel-lab not found"
+fi
+
+KP=accel-dk$TAG          # kernel world: peer namespace
+KS=accel-da$TAG          # kernel world: subject namespace
+AK=accel-k$TAG           # lab: kernel peer namespace
+AA=accel-a$TAG           # lab: accelerated namespace
+PEER_PIDS=()
+LAB_UP_HERE=
+LABENV=()
+
+netns_exists() { ip netns list | awk '{print $1}' | grep -qx "$1"; }
+
+kernel_down() {
+	netns_exists "$KP" && ip netns del "$KP"
+	netns_exists "$KS" && ip netns del "$KS"
+	return 0
+}
+
+cleanup() {
+	local p
+	for p in "${PEER_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	kernel_down
+	if [ -n "$LAB_UP_HERE" ]; then
+		ACCEL_LAB_TAG=$TAG "$LAB" down >/dev/null 2>&1
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+kernel_up() {
+	kernel_down
+	ip netns add "$KP" && ip netns add "$KS" || die "cannot create namespaces"
+	ip link add "vdk$TAG" netns "$KP" type veth peer name "vda$TAG" netns "$KS" ||
+		die "cannot create veth"
+	ip -n "$KP" addr add 10.200.0.1/24 dev "vdk$TAG"
+	ip -n "$KS" addr add 10.200.0.2/24 dev "vda$TAG"
+	local ns
+	for ns in "$KP" "$KS"; do
+		ip -n "$ns" link set lo up
+	done
+	ip -n "$KP" link set "vdk$TAG" up
+	ip -n "$KS" link set "vda$TAG" up
+}
+
+lab_up() {
+	netns_exists "$AA" || LAB_UP_HERE=1
+	local out
+	out=$(ACCEL_LAB_TAG=$TAG "$LAB" up 2>"$OUT/lab-up.stderr") ||
+		die "accel-lab up failed: $(cat "$OUT/lab-up.stderr")"
+	# Every ACCEL_*=value token accel-lab prints is a setting for accel-a.
+	mapfile -t LABENV < <(printf '%s\n' "$out" | grep -o 'ACCEL_[A-Z_]*=[^ ]*' |
+		grep -v '^ACCEL_LAB_TAG=' | awk '!seen[$0]++')
+	[ -z "$LIBPATH" ] || LABENV+=("ACCEL_LIBRARY=$LIBPATH")
+	[ ${#LABENV[@]} -gt 0 ] || die "accel-lab up printed no ACCEL_* variables"
+	netns_exists "$AA" && netns_exists "$AK" || die "lab namespaces $AK/$AA missing"
+}
+
+# start_peer NS: the peer program in NS; waits for its "ready" line.
+start_peer() {
+	local ns=$1 log="$OUT/peer-$1.log" i
+	: > "$log"
+	ip netns exec "$ns" "$BINDIR/peer" 10.200.0.2 > "$log" 2>&1 &
+	PEER_PIDS+=($!)
+	for i in $(seq 100); do
+		grep -q '^ready' "$log" && return 0
+		kill -0 $! 2>/dev/null || break
+		sleep 0.05
+	done
+	die "peer in $ns did not start: $(cat "$log")"
+}
+
+# run_world WORLD: every selected scenario; traces in OUT/WORLD/NAME.trace.
+run_world() {
+	local world=$1 s rc
+	mkdir -p "$OUT/$world"
+	for s in "${SCEN[@]}"; do
+		local tr="$OUT/$world/$s.trace" er="$OUT/$world/$s.stderr"
+		case "$world" in
+		kernel*)
+			ip netns exec "$KS" timeout -k 2 "$TIMEOUT" "$BINDIR/scen/$s" \
+				> "$tr" 2> "$er" < /dev/null ;;
+		accel)
+			ip netns exec "$AA" timeout -k 2 "$TIMEOUT" \
+				env -u ACCEL_LAB_TAG ACCEL_STATS=1 "${LABENV[@]}" \
+				"$ACCEL_RUN_BIN" "$BINDIR/scen/$s" > "$tr" 2> "$er" < /dev/null ;;
+		esac
+		rc=$?
+		echo "exit=$rc" >> "$tr"
+	done
+}
+
+allowed_reason() {
+	[ -f "$HERE/allowlist.txt" ] || return 1
+	awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; found = 1 } END { exit !found }' \
+		"$HERE/allowlist.txt"
+}
+
+# compare A B [strict]: PASS/FAIL/ALLOWED per scenario; returns 1 on any
+# failure. "strict" ignores the allowlist (the kernel self-check).
+compare() {
+	local a=$1 b=$2 strict=${3:-} s bad=0 npass=0 nfail=0 nallow=0 reason
+	mkdir -p "$OUT/diff"
+	for s in "${SCEN[@]}"; do
+		local d="$OUT/diff/$s.diff"
+		if ! grep -qx 'exit=0' "$OUT/$a/$s.trace"; then
+			echo "FAIL $s: $a run exited $(tail -1 "$OUT/$a/$s.trace") (see $OUT/$a/$s.stderr)"
+			nfail=$((nfail + 1)); bad=1; continue
+		fi
+		if diff -u --label "$a/$s" --label "$b/$s" "$OUT/$a/$s.trace" "$OUT/$b/$s.trace" > "$d"; then
+			rm -f "$d"
+			if reason=$(allowed_reason "$s"); then
+				echo "PASS $s (allowlist entry no longer needed: $reason)"
+			else
+				echo "PASS $s"
+			fi
+			npass=$((npass + 1))
+		elif [ -z "$strict" ] && reason=$(allowed_reason "$s"); then
+			echo "ALLOWED $s: $reason"
+			nallow=$((nallow + 1))
+		else
+			echo "FAIL $s (diff: $d)"
+			sed -n '3,40p' "$d" | sed 's/^/    /'
+			nfail=$((nfail + 1)); bad=1
+		fi
+	done
+	echo "differential $a vs $b: $npass pass, $nallow allowed, $nfail fail of ${#SCEN[@]}"
+	if [ "$b" = accel ]; then
+		# Evidence of the bypass (informational): runs whose ACCEL_STATS
+		# report shows frames received through the DPDK port.
+		local nport
+		nport=$(grep -lE 'rx_frames +[1-9]' "$OUT"/accel/*.stderr 2>/dev/null | wc -l)
+		echo "accel runs with frames through the DPDK port: $nport of ${#SCEN[@]}"
+	fi
+	return $bad
+}
+
+rm -rf "$OUT"
+mkdir -p "$OUT"
+kernel_up
+start_peer "$KP"
+run_world kernel
+
+case "$MODE" in
+kernel-only)
+	bad=0
+	for s in "${SCEN[@]}"; do
+		if grep -qx 'exit=0' "$OUT/kernel/$s.trace"; then
+			echo "RAN $s"
+		else
+			echo "FAIL $s: $(tail -1 "$OUT/kernel/$s.trace") (see $OUT/kernel/$s.stderr)"
+			bad=1
+		fi
+	done
+	echo "traces in $OUT/kernel"
+	exit $bad ;;
+kernel-twice)
+	run_world kernel2
+	compare kernel kernel2 strict
+	exit $? ;;
+full)
+	lab_up
+	start_peer "$AK"
+	run_world accel
+	compare kernel accel
+	exit $? ;;
+esac

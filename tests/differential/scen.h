@@ -1,0 +1,36 @@
+/*
+ * Common includes for the scenario programs: each scenario is one small
+ * main() in scen/NNN_name.c that traces a sequence of calls with T()/TF()/
+ * TP()/NOTE() (trace.h) against the peer services (dnet.h).
+ */
+#ifndef DIFF_SCEN_H
+#define DIFF_SCEN_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "dnet.h"
+#include "trace.h"
+
+#define SA(p) ((struct sockaddr *)(p))
+
+#endif
