@@ -2,12 +2,14 @@
  * accel-run: the wrapper that starts an unmodified program with libaccel.so
  * preloaded (Onload's `onload` is the model). It reads its own options,
  * validates the ACCEL_* environment with the same parser the library uses
- * (runtime/cfg.c), so a bad setting is reported here with exit status 2
- * before the program starts (unknown ACCEL_* names are left to the library,
- * which warns once), checks that the library exists, puts it first
- * in LD_PRELOAD (keeping what was there, dropping duplicates) and execs the
- * command. Exit statuses follow env(1): 127 when the command is not found,
- * 126 when it cannot be executed, 2 for usage and configuration errors.
+ * (runtime/cfg.c): a bad setting is reported here in one line naming the
+ * variable and the fix, and the command then runs on the kernel, without
+ * the library (a misconfiguration never stops the application; unknown
+ * ACCEL_* names are left to the library, which warns once). Otherwise it
+ * checks that the library exists, puts it first in LD_PRELOAD (keeping what
+ * was there, dropping duplicates) and execs the command. Exit statuses
+ * follow env(1): 127 when the command is not found, 126 when it cannot be
+ * executed, 2 for usage errors and a missing library.
  * Messages go to stderr; stdout carries only --help and --list-options.
  *
  * The settings are gathered in struct run_opts and applied in one place
@@ -31,7 +33,8 @@
 #define LIB_BASENAME "libaccel.so"
 
 enum {
-    EXIT_USAGE = 2,       /* bad option or bad ACCEL_* configuration */
+    EXIT_USAGE = 2,       /* bad option, missing library */
+    RUN_ON_KERNEL = -1,   /* bad ACCEL_* configuration: exec without us */
     EXIT_CANNOT_EXEC = 126,
     EXIT_NOT_FOUND = 127,
 };
@@ -66,11 +69,12 @@ usage(FILE *f)
             "  ACCEL_IFACE=veth-a ACCEL_IP=10.200.0.2/24 " PROG
             " nginx -c /etc/nginx/nginx.conf\n"
             "They are checked before CMD starts; a bad value is reported "
-            "with exit status 2.\n"
+            "in one line and CMD\nthen runs on the kernel, without the "
+            "library.\n"
             "ACCEL_LIBRARY selects another " LIB_BASENAME
             " (default " ACCEL_DEFAULT_LIBRARY ").\n"
             "\n"
-            "Exit status: CMD's, or 2 for a usage or configuration error, "
+            "Exit status: CMD's, or 2 for a usage error or a missing library, "
             "126 when CMD\n"
             "cannot be executed, 127 when CMD is not found.\n");
 }
@@ -231,10 +235,10 @@ setup_environment(void)
      * the same warning from accel-run would only be noise. */
     memset(&cfg, 0, sizeof(cfg));
     if (rt_cfg_parse(environ, &cfg, err, sizeof(err), NULL) != 0) {
-        fprintf(stderr, PROG ": %s\n",
+        fprintf(stderr, PROG ": %s; running on the kernel\n",
                 err[0] != '\0' ? err : "invalid ACCEL_* configuration");
         rt_cfg_free(&cfg);
-        return EXIT_USAGE;
+        return RUN_ON_KERNEL;
     }
     if (empty(cfg.iface) && empty(cfg.vdev)) {
         warn_line("neither ACCEL_IFACE nor ACCEL_VDEV is set: every socket "
@@ -242,9 +246,9 @@ setup_environment(void)
     } else if (empty(cfg.ip)) {
         fprintf(stderr, PROG ": ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len "
                              "(in the lab: ACCEL_IP=10.200.0.2/24, see "
-                             "`accel-lab up`)\n");
+                             "`accel-lab up`); running on the kernel\n");
         rt_cfg_free(&cfg);
-        return EXIT_USAGE;
+        return RUN_ON_KERNEL;
     }
     if (!empty(cfg.library)) {
         want = cfg.library;
@@ -292,7 +296,7 @@ main(int argc, char **argv)
         return EXIT_USAGE;
     }
     rc = setup_environment();
-    if (rc != 0)
+    if (rc > 0)
         return rc;
     execvp(o.cmd[0], o.cmd);
     rc = errno;
