@@ -22,7 +22,7 @@ int main(void)
 	p = (struct pollfd){ .fd = u, .events = POLLIN };
 	T(poll(&p, 1, 2000));
 	NOTE("revents %s", tr_pollev(p.revents));
-	T(recv(u, buf, sizeof(buf), 0));
+	T(recv(u, buf, sizeof(buf), MSG_DONTWAIT));
 	T(recv(u, buf, sizeof(buf), MSG_DONTWAIT));
 	T(send(u, "ping", 4, 0));
 	T(poll(&p, 1, 2000));
