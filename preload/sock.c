@@ -39,6 +39,28 @@ pl_sock_live(const struct pl_sock *s)
                                             memory_order_relaxed);
 }
 
+static bool
+set(const char *v)
+{
+    return v != NULL && v[0] != '\0';
+}
+
+/* Acceleration half-configured (an address without a port or the other
+ * way round): let the runtime name the missing variable, once. With no
+ * ACCEL_* address or port at all the library stays silent. */
+static bool
+configured(void)
+{
+    static atomic_bool reported;
+
+    if (rt_configured())
+        return true;
+    if (!atomic_exchange(&reported, true) && rt_cfg_load() == 0 &&
+        (set(rt_cfg.ip) || set(rt_cfg.iface) || set(rt_cfg.vdev)))
+        (void)rt_start(); /* fails, logging one line */
+    return false;
+}
+
 bool
 pl_sock_candidate(int domain, int type, int protocol)
 {
@@ -47,9 +69,9 @@ pl_sock_candidate(int domain, int type, int protocol)
     if (domain != AF_INET)
         return false;
     if (base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP))
-        return rt_configured() && rt_cfg.tcp;
+        return configured() && rt_cfg.tcp;
     if (base == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP))
-        return rt_configured() && rt_cfg.udp;
+        return configured() && rt_cfg.udp;
     return false;
 }
 
@@ -133,15 +155,14 @@ kernel_nonblock(int fd, bool on)
 int
 pl_sock_accelerate(struct pl_sock *s, int fd)
 {
-    static atomic_bool warned;
     struct stk_sock *stk;
     int rc;
 
+    /* On failure the runtime has logged one line naming the variable. */
     rc = rt_start();
     if (rc < 0) {
-        if (!atomic_exchange(&warned, true))
-            RT_WARN("fd", "data path unavailable (%s): sockets stay on the "
-                    "kernel", strerror(-rc));
+        RT_DBG("fd", "fd %d: data path unavailable (%s), kernel socket", fd,
+               strerror(-rc));
         return -ENODEV;
     }
     rt_lock();

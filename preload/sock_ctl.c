@@ -53,6 +53,17 @@ bind_kernel_side(struct pl_sock *s, int fd)
                 "the stack only", fd, ntohs(sin.sin_port), strerror(errno));
 }
 
+/* True when the kernel socket already has a local port. */
+static bool
+kernel_bound(int fd)
+{
+    struct sockaddr_in sin;
+    socklen_t len = sizeof(sin);
+
+    return libc_getsockname(fd, (struct sockaddr *)&sin, &len) == 0 &&
+           sin.sin_family == AF_INET && sin.sin_port != 0;
+}
+
 int
 pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a,
              socklen_t len)
@@ -79,14 +90,24 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a,
     }
     pl_sock_net(&net);
     r = pl_route_bind(a, len, &net);
-    if (r == PL_ROUTE_PASS) {
+    /* Not ours to take: the kernel decides, and the socket stays there
+     * only once a bind succeeded. An UNDECIDED socket the kernel already
+     * bound (autobind by an earlier send) cannot be bound again. */
+    if ((r == PL_ROUTE_ACCEL || r == PL_ROUTE_ACCEL_ANY) &&
+        kernel_bound(fd)) {
+        /* Our address is local for the application, so Linux's answer is
+         * "already bound", whatever the kernel thinks of the address. */
+        pthread_mutex_unlock(&s->mu);
+        return -EINVAL;
+    }
+    if (r == PL_ROUTE_PASS || r == PL_ROUTE_KERNEL) {
         rc = (int)pl_sysret(libc_bind(fd, a, len));
         if (rc == 0)
             pl_sock_to_kernel(s, fd);
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
-    if (r == PL_ROUTE_KERNEL || pl_sock_accelerate(s, fd) < 0) {
+    if (pl_sock_accelerate(s, fd) < 0) {
         pl_sock_to_kernel(s, fd);
         pthread_mutex_unlock(&s->mu);
         return (int)pl_sysret(libc_bind(fd, a, len));
@@ -377,6 +398,8 @@ pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name,
          (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
           name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)))
         return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
+    if (len != NULL && (int)*len < 0)
+        return -EINVAL;
     rt_lock();
     rc = stk_sock_getsockopt(s->stk, level, name, val, len);
     rt_unlock();
@@ -396,6 +419,8 @@ pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a,
                                    : libc_getsockname(fd, a, len));
     if (a == NULL || len == NULL)
         return -EFAULT;
+    if ((int)*len < 0)
+        return -EINVAL;
     rt_lock();
     rc = stk_sock_getname(s->stk, a, len, peer);
     rt_unlock();

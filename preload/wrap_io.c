@@ -21,6 +21,15 @@
 #define UIO_MAXIOV 1024
 #endif
 
+static bool
+iov_empty(const struct iovec *iov, int cnt)
+{
+    for (int i = 0; i < cnt; i++)
+        if (iov[i].iov_len != 0)
+            return false;
+    return true;
+}
+
 /* Leave the library, raising SIGPIPE first when asked. */
 static ssize_t
 exit_send(struct pl_ctx *ctx, ssize_t rc, bool sigpipe)
@@ -68,7 +77,9 @@ read(int fd, void *buf, size_t n)
     if (s == NULL)
         return libc_read(fd, buf, n);
     pl_enter(&ctx);
-    rc = pl_sock_recvmsg(s, fd, &msg, 0);
+    /* sock_read_iter: an empty read returns 0 at once (SYS5 behaviour);
+     * recv() with length 0 does go to the protocol. */
+    rc = n == 0 ? 0 : pl_sock_recvmsg(s, fd, &msg, 0);
     pl_wrap_put(&s->hdr);
     return pl_exit(&ctx, rc);
 }
@@ -98,6 +109,8 @@ readv(int fd, const struct iovec *iov, int cnt)
     pl_enter(&ctx);
     if (cnt < 0 || cnt > UIO_MAXIOV)
         rc = -EINVAL;
+    else if (iov_empty(iov, cnt))
+        rc = 0; /* as read() of nothing */
     else
         rc = pl_sock_recvmsg(s, fd, &msg, 0);
     pl_wrap_put(&s->hdr);
