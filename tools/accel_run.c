@@ -33,8 +33,8 @@
 #define LIB_BASENAME "libaccel.so"
 
 enum {
-    EXIT_USAGE = 2,       /* bad option, missing library */
-    RUN_ON_KERNEL = -1,   /* bad ACCEL_* configuration: exec without us */
+    EXIT_USAGE = 2,     /* bad option, missing library */
+    RUN_ON_KERNEL = -1, /* bad ACCEL_* configuration: exec without us */
     EXIT_CANNOT_EXEC = 126,
     EXIT_NOT_FOUND = 127,
 };
@@ -100,9 +100,8 @@ parse_args(int argc, char **argv, struct run_opts *o)
         } else if (strcmp(a, "--list-options") == 0) {
             o->list_options = 1;
         } else {
-            fprintf(stderr, PROG ": unknown option '%s' (see " PROG
-                                 " --help)\n",
-                    a);
+            fprintf(stderr,
+                    PROG ": unknown option '%s' (see " PROG " --help)\n", a);
             return EXIT_USAGE;
         }
     }
@@ -144,8 +143,8 @@ resolve_library(const char *want, const char *origin)
         return NULL;
     }
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, PROG ": library %s (%s) is not a regular file\n",
-                path, origin);
+        fprintf(stderr, PROG ": library %s (%s) is not a regular file\n", path,
+                origin);
         free(path);
         return NULL;
     }
@@ -264,8 +263,7 @@ setup_environment(void)
     preload = build_preload(lib, getenv("LD_PRELOAD"));
     free(lib);
     if (preload == NULL || setenv("LD_PRELOAD", preload, 1) != 0) {
-        fprintf(stderr, PROG ": cannot set LD_PRELOAD: %s\n",
-                strerror(errno));
+        fprintf(stderr, PROG ": cannot set LD_PRELOAD: %s\n", strerror(errno));
         free(preload);
         return EXIT_USAGE;
     }

@@ -22,15 +22,15 @@
 
 /* Peer services (see peer.c for what each does). */
 enum {
-	D_ECHO = 7001,      /* TCP echo, closes after the client's EOF */
-	D_CLOSE = 7002,     /* accept then close (FIN) */
-	D_RST = 7003,       /* accept, read 1 byte, SO_LINGER 0 close (RST) */
-	D_SINK = 7004,      /* read to EOF, reply "bytes=N fnv=H\n", close */
-	D_SOURCE = 7005,    /* read "N\n", send N pattern bytes, close */
-	D_HOLD = 7006,      /* accept, never read, close after 10 s */
-	D_UDP_ECHO = 7007,  /* UDP echo (zero-length included) */
-	D_CTRL = 7008,      /* connect-back control, see d_connect_back() */
-	D_REFUSED = 7009,   /* nothing listens (TCP RST / ICMP unreachable) */
+    D_ECHO = 7001,     /* TCP echo, closes after the client's EOF */
+    D_CLOSE = 7002,    /* accept then close (FIN) */
+    D_RST = 7003,      /* accept, read 1 byte, SO_LINGER 0 close (RST) */
+    D_SINK = 7004,     /* read to EOF, reply "bytes=N fnv=H\n", close */
+    D_SOURCE = 7005,   /* read "N\n", send N pattern bytes, close */
+    D_HOLD = 7006,     /* accept, never read, close after 10 s */
+    D_UDP_ECHO = 7007, /* UDP echo (zero-length included) */
+    D_CTRL = 7008,     /* connect-back control, see d_connect_back() */
+    D_REFUSED = 7009,  /* nothing listens (TCP RST / ICMP unreachable) */
 };
 
 /* Subject listening ports: D_LPORT_BASE + scenario number (+ small k). */
@@ -70,9 +70,10 @@ ssize_t d_write_full(int fd, const void *buf, size_t n);
 int d_wait(int fd, int events);
 
 /** Byte @p off of the shared bulk pattern. */
-static inline unsigned char d_pattern(uint64_t off)
+static inline unsigned char
+d_pattern(uint64_t off)
 {
-	return (unsigned char)((off * 131u) ^ (off >> 9) ^ 0x5a);
+    return (unsigned char)((off * 131u) ^ (off >> 9) ^ 0x5a);
 }
 
 /** FNV-1a over @p len bytes, continuing from @p h (start: D_FNV_INIT). */

@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 enum tr_kind {
-	TR_VAL, /* print the return value as a number */
-	TR_FD,  /* print "fd" for any descriptor >= 0 */
-	TR_POS, /* print ">0" for a positive count (sizes that may vary) */
+    TR_VAL, /* print the return value as a number */
+    TR_FD,  /* print "fd" for any descriptor >= 0 */
+    TR_POS, /* print ">0" for a positive count (sizes that may vary) */
 };
 
 /** Set stdout line-buffered; call first in main(). */
@@ -32,7 +32,7 @@ long tr_call(int line, const char *expr, long r, int err, enum tr_kind kind);
 
 /** Print "LINE: text" (printf-style). */
 void tr_note(int line, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /** Symbolic errno name ("EAGAIN"), or "E<n>". */
 const char *tr_errname(int err);
@@ -53,13 +53,13 @@ const char *tr_data(const void *buf, size_t len);
 const char *tr_addr(const void *sa, int eph);
 
 /* The text is stringified by T/TF/TP themselves, before macro expansion. */
-#define TR_DO(kind, e, text)                                             \
-	({                                                               \
-		errno = 0;                                               \
-		long tr_r_ = (long)(e);                                  \
-		int tr_e_ = errno;                                       \
-		tr_call(__LINE__, text, tr_r_, tr_e_, kind);             \
-	})
+#define TR_DO(kind, e, text)                                                   \
+    ({                                                                         \
+        errno = 0;                                                             \
+        long tr_r_ = (long)(e);                                                \
+        int tr_e_ = errno;                                                     \
+        tr_call(__LINE__, text, tr_r_, tr_e_, kind);                           \
+    })
 
 /** Trace a call whose return value is deterministic. */
 #define T(e) TR_DO(TR_VAL, e, #e)

@@ -55,7 +55,7 @@ ok(const char *step)
 static int
 tcp_connect(const char *step, const char *ip, int port)
 {
-    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
     int fd;
 
     if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
@@ -133,7 +133,7 @@ static void
 unix_stream(const char *dir, int *cli_out, int *srv_out)
 {
     const char *step = "unix stream socket";
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
     int lfd, cfd, afd;
     char buf[16];
 
@@ -172,8 +172,8 @@ unix_dgram_pair(void)
 
     if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) < 0)
         die(step, "socketpair: %s", strerror(errno));
-    if (send(sv[0], "dgram", 5, 0) != 5 || recv(sv[1], buf, sizeof(buf), 0) != 5 ||
-        memcmp(buf, "dgram", 5) != 0)
+    if (send(sv[0], "dgram", 5, 0) != 5 ||
+        recv(sv[1], buf, sizeof(buf), 0) != 5 || memcmp(buf, "dgram", 5) != 0)
         die(step, "send/recv: %s", strerror(errno));
     close(sv[0]);
     close(sv[1]);
@@ -236,7 +236,8 @@ mixed_wait(const char *step, enum waiter how, const int *to, const int *from,
         if (ep < 0)
             die(step, "epoll_create1: %s", strerror(errno));
         for (i = 0; i < n; i++) {
-            struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+            struct epoll_event ev = {.events = EPOLLIN,
+                                     .data.u32 = (uint32_t)i};
             if (epoll_ctl(ep, EPOLL_CTL_ADD, from[i], &ev) < 0)
                 die(step, "epoll_ctl ADD fd %d: %s", from[i], strerror(errno));
         }
@@ -245,11 +246,12 @@ mixed_wait(const char *step, enum waiter how, const int *to, const int *from,
         int ready = 0;
 
         if (++rounds > 100)
-            die(step, "not every fd became readable (pending mask %#x)", pending);
+            die(step, "not every fd became readable (pending mask %#x)",
+                pending);
         if (how == W_POLL) {
             struct pollfd pfd[8];
             for (i = 0; i < n; i++)
-                pfd[i] = (struct pollfd){ .fd = from[i], .events = POLLIN };
+                pfd[i] = (struct pollfd){.fd = from[i], .events = POLLIN};
             if (poll(pfd, (nfds_t)n, 5000) < 0)
                 die(step, "poll: %s", strerror(errno));
             for (i = 0; i < n; i++)
@@ -265,7 +267,7 @@ mixed_wait(const char *step, enum waiter how, const int *to, const int *from,
         } else {
             fd_set rd;
             int maxfd = -1;
-            struct timeval tv = { .tv_sec = 5 };
+            struct timeval tv = {.tv_sec = 5};
             FD_ZERO(&rd);
             for (i = 0; i < n; i++) {
                 FD_SET(from[i], &rd);
@@ -298,7 +300,8 @@ mixed_wait(const char *step, enum waiter how, const int *to, const int *from,
 static void
 bulk_nonblocking(int fd)
 {
-    const char *step = "1 MB echo on the accelerated connection (non-blocking + poll)";
+    const char *step =
+        "1 MB echo on the accelerated connection (non-blocking + poll)";
     static char out[BIG_LEN], in[BIG_LEN];
     size_t sent = 0, got = 0, i;
 
@@ -307,7 +310,7 @@ bulk_nonblocking(int fd)
     if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
         die(step, "fcntl O_NONBLOCK: %s", strerror(errno));
     while (got < sizeof(in)) {
-        struct pollfd pfd = { .fd = fd, .events = POLLIN };
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
         ssize_t n;
 
         if (sent < sizeof(out))
@@ -316,8 +319,8 @@ bulk_nonblocking(int fd)
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
-            die(step, "poll: %s (sent %zu, got %zu)", n < 0 ? strerror(errno) : "timeout",
-                sent, got);
+            die(step, "poll: %s (sent %zu, got %zu)",
+                n < 0 ? strerror(errno) : "timeout", sent, got);
         if (pfd.revents & (POLLERR | POLLNVAL))
             die(step, "revents %#x", pfd.revents);
         if ((pfd.revents & POLLOUT) && sent < sizeof(out)) {
@@ -348,7 +351,8 @@ main(int argc, char **argv)
     int acc, lo, ucli, usrv;
 
     if (argc != 6) {
-        fprintf(stderr, "usage: %s PEER_IP PEER_PORT LOCAL_IP LOOPBACK_PORT WORKDIR\n",
+        fprintf(stderr,
+                "usage: %s PEER_IP PEER_PORT LOCAL_IP LOOPBACK_PORT WORKDIR\n",
                 argv[0]);
         return 2;
     }
@@ -370,10 +374,13 @@ main(int argc, char **argv)
     ok("accelerated connection still works");
 
     {
-        int to[3] = { acc, lo, ucli }, from[3] = { acc, lo, usrv };
-        mixed_wait("poll on accelerated + loopback + unix fds", W_POLL, to, from, 3);
-        mixed_wait("epoll on accelerated + loopback + unix fds", W_EPOLL, to, from, 3);
-        mixed_wait("select on accelerated + loopback + unix fds", W_SELECT, to, from, 3);
+        int to[3] = {acc, lo, ucli}, from[3] = {acc, lo, usrv};
+        mixed_wait("poll on accelerated + loopback + unix fds", W_POLL, to,
+                   from, 3);
+        mixed_wait("epoll on accelerated + loopback + unix fds", W_EPOLL, to,
+                   from, 3);
+        mixed_wait("select on accelerated + loopback + unix fds", W_SELECT, to,
+                   from, 3);
     }
     bulk_nonblocking(acc);
     echo_roundtrip("loopback TCP echo at the end", lo, "bye");

@@ -5,26 +5,27 @@
  */
 #include "scen.h"
 
-int main(void)
+int
+main(void)
 {
-	char buf[8];
-	int fd, u, l;
+    char buf[8];
+    int fd, u, l;
 
-	tr_init();
-	fd = d_connect(D_ECHO);
-	T(listen(fd, 5));
-	T(send(fd, "ping", 4, 0));
-	T(d_read_full(fd, buf, 4));
-	NOTE("echo %s", tr_data(buf, 4));
-	T(close(fd));
+    tr_init();
+    fd = d_connect(D_ECHO);
+    T(listen(fd, 5));
+    T(send(fd, "ping", 4, 0));
+    T(d_read_full(fd, buf, 4));
+    NOTE("echo %s", tr_data(buf, 4));
+    T(close(fd));
 
-	u = TF(socket(AF_INET, SOCK_DGRAM, 0));
-	T(listen(u, 5));
-	T(close(u));
+    u = TF(socket(AF_INET, SOCK_DGRAM, 0));
+    T(listen(u, 5));
+    T(close(u));
 
-	l = d_listen(D_LPORT_BASE + 3);
-	T(listen(l, 100));
-	T(listen(l, 0));
-	T(close(l));
-	return 0;
+    l = d_listen(D_LPORT_BASE + 3);
+    T(listen(l, 100));
+    T(listen(l, 0));
+    T(close(l));
+    return 0;
 }

@@ -6,41 +6,42 @@
  */
 #include "scen.h"
 
-int main(void)
+int
+main(void)
 {
-	struct sockaddr_in nl = d_sin(D_NONLOCAL_IP, D_LPORT_BASE + 10);
-	struct sockaddr_in lo = d_sin(D_SUBJ_IP, 0);
-	struct sockaddr_in any = d_sin("0.0.0.0", D_LPORT_BASE + 10);
-	struct sockaddr_in6 v6;
-	struct sockaddr_in got;
-	socklen_t gl = sizeof(got);
-	int fd, u;
+    struct sockaddr_in nl = d_sin(D_NONLOCAL_IP, D_LPORT_BASE + 10);
+    struct sockaddr_in lo = d_sin(D_SUBJ_IP, 0);
+    struct sockaddr_in any = d_sin("0.0.0.0", D_LPORT_BASE + 10);
+    struct sockaddr_in6 v6;
+    struct sockaddr_in got;
+    socklen_t gl = sizeof(got);
+    int fd, u;
 
-	tr_init();
-	fd = TF(socket(AF_INET, SOCK_STREAM, 0));
-	T(bind(fd, SA(&nl), sizeof(nl)));
-	memset(&v6, 0, sizeof(v6));
-	v6.sin6_family = AF_INET6;
-	T(bind(fd, SA(&v6), sizeof(v6)));
-	T(bind(fd, SA(&lo), sizeof(lo) - 4));
-	T(bind(fd, SA(&lo), sizeof(lo)));
-	T(getsockname(fd, SA(&got), &gl));
-	NOTE("name %s len %d", tr_addr(&got, 1), (int)gl);
-	T(close(fd));
+    tr_init();
+    fd = TF(socket(AF_INET, SOCK_STREAM, 0));
+    T(bind(fd, SA(&nl), sizeof(nl)));
+    memset(&v6, 0, sizeof(v6));
+    v6.sin6_family = AF_INET6;
+    T(bind(fd, SA(&v6), sizeof(v6)));
+    T(bind(fd, SA(&lo), sizeof(lo) - 4));
+    T(bind(fd, SA(&lo), sizeof(lo)));
+    T(getsockname(fd, SA(&got), &gl));
+    NOTE("name %s len %d", tr_addr(&got, 1), (int)gl);
+    T(close(fd));
 
-	fd = TF(socket(AF_INET, SOCK_STREAM, 0));
-	T(bind(fd, SA(&any), sizeof(any)));
-	gl = sizeof(got);
-	T(getsockname(fd, SA(&got), &gl));
-	NOTE("name %s", tr_addr(&got, 0));
-	T(close(fd));
+    fd = TF(socket(AF_INET, SOCK_STREAM, 0));
+    T(bind(fd, SA(&any), sizeof(any)));
+    gl = sizeof(got);
+    T(getsockname(fd, SA(&got), &gl));
+    NOTE("name %s", tr_addr(&got, 0));
+    T(close(fd));
 
-	u = TF(socket(AF_INET, SOCK_DGRAM, 0));
-	T(bind(u, SA(&nl), sizeof(nl)));
-	T(bind(u, SA(&lo), sizeof(lo)));
-	gl = sizeof(got);
-	T(getsockname(u, SA(&got), &gl));
-	NOTE("name %s", tr_addr(&got, 1));
-	T(close(u));
-	return 0;
+    u = TF(socket(AF_INET, SOCK_DGRAM, 0));
+    T(bind(u, SA(&nl), sizeof(nl)));
+    T(bind(u, SA(&lo), sizeof(lo)));
+    gl = sizeof(got);
+    T(getsockname(u, SA(&got), &gl));
+    NOTE("name %s", tr_addr(&got, 1));
+    T(close(u));
+    return 0;
 }

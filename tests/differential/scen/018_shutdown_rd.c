@@ -6,31 +6,32 @@
  */
 #include "scen.h"
 
-int main(void)
+int
+main(void)
 {
-	char buf[8];
-	struct pollfd p;
-	int fd, u;
+    char buf[8];
+    struct pollfd p;
+    int fd, u;
 
-	tr_init();
-	fd = d_connect(D_SINK);
-	T(shutdown(fd, 7));
-	T(shutdown(fd, -1));
-	T(shutdown(fd, SHUT_RD));
-	T(recv(fd, buf, sizeof(buf), 0));
-	T(recv(fd, buf, sizeof(buf), MSG_DONTWAIT));
-	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP };
-	T(poll(&p, 1, 0));
-	NOTE("revents %s", tr_pollev(p.revents));
-	T(send(fd, "abc", 3, 0));
-	T(shutdown(fd, SHUT_RDWR));
-	T(poll(&p, 1, 0));
-	NOTE("revents %s", tr_pollev(p.revents));
-	T(close(fd));
+    tr_init();
+    fd = d_connect(D_SINK);
+    T(shutdown(fd, 7));
+    T(shutdown(fd, -1));
+    T(shutdown(fd, SHUT_RD));
+    T(recv(fd, buf, sizeof(buf), 0));
+    T(recv(fd, buf, sizeof(buf), MSG_DONTWAIT));
+    p = (struct pollfd){.fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP};
+    T(poll(&p, 1, 0));
+    NOTE("revents %s", tr_pollev(p.revents));
+    T(send(fd, "abc", 3, 0));
+    T(shutdown(fd, SHUT_RDWR));
+    T(poll(&p, 1, 0));
+    NOTE("revents %s", tr_pollev(p.revents));
+    T(close(fd));
 
-	u = TF(socket(AF_INET, SOCK_STREAM, 0));
-	T(shutdown(u, SHUT_RD));
-	T(shutdown(u, SHUT_RDWR));
-	T(close(u));
-	return 0;
+    u = TF(socket(AF_INET, SOCK_STREAM, 0));
+    T(shutdown(u, SHUT_RD));
+    T(shutdown(u, SHUT_RDWR));
+    T(close(u));
+    return 0;
 }

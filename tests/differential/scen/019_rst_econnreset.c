@@ -6,32 +6,33 @@
  */
 #include "scen.h"
 
-int main(void)
+int
+main(void)
 {
-	char buf[8];
-	struct pollfd p;
-	int fd, err = -1;
-	socklen_t el = sizeof(err);
+    char buf[8];
+    struct pollfd p;
+    int fd, err = -1;
+    socklen_t el = sizeof(err);
 
-	tr_init();
-	fd = d_connect_rst();
-	/* events = 0: only POLLERR/POLLHUP can end this wait. */
-	NOTE("wait %s", tr_pollev(d_wait(fd, 0)));
-	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP };
-	T(poll(&p, 1, 0));
-	NOTE("revents %s", tr_pollev(p.revents));
-	T(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el));
-	NOTE("SO_ERROR %s", err ? tr_errname(err) : "0");
-	T(close(fd));
+    tr_init();
+    fd = d_connect_rst();
+    /* events = 0: only POLLERR/POLLHUP can end this wait. */
+    NOTE("wait %s", tr_pollev(d_wait(fd, 0)));
+    p = (struct pollfd){.fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP};
+    T(poll(&p, 1, 0));
+    NOTE("revents %s", tr_pollev(p.revents));
+    T(getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el));
+    NOTE("SO_ERROR %s", err ? tr_errname(err) : "0");
+    T(close(fd));
 
-	fd = d_connect_rst();
-	d_wait(fd, 0);
-	T(recv(fd, buf, sizeof(buf), 0));
-	T(recv(fd, buf, sizeof(buf), 0));
-	T(send(fd, "x", 1, MSG_NOSIGNAL));
-	p.fd = fd;
-	T(poll(&p, 1, 0));
-	NOTE("revents %s", tr_pollev(p.revents));
-	T(close(fd));
-	return 0;
+    fd = d_connect_rst();
+    d_wait(fd, 0);
+    T(recv(fd, buf, sizeof(buf), 0));
+    T(recv(fd, buf, sizeof(buf), 0));
+    T(send(fd, "x", 1, MSG_NOSIGNAL));
+    p.fd = fd;
+    T(poll(&p, 1, 0));
+    NOTE("revents %s", tr_pollev(p.revents));
+    T(close(fd));
+    return 0;
 }

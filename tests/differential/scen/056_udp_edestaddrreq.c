@@ -7,30 +7,31 @@
  */
 #include "scen.h"
 
-int main(void)
+int
+main(void)
 {
-	struct sockaddr_in b = d_sin(D_SUBJ_IP, D_LPORT_BASE + 56);
-	struct sockaddr_in d = d_sin(D_PEER_IP, D_UDP_ECHO);
-	struct sockaddr_in6 v6;
-	struct iovec iov = { "x", 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
-	char buf[4];
-	int u;
+    struct sockaddr_in b = d_sin(D_SUBJ_IP, D_LPORT_BASE + 56);
+    struct sockaddr_in d = d_sin(D_PEER_IP, D_UDP_ECHO);
+    struct sockaddr_in6 v6;
+    struct iovec iov = {"x", 1};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    char buf[4];
+    int u;
 
-	tr_init();
-	u = TF(socket(AF_INET, SOCK_DGRAM, 0));
-	T(send(u, "x", 1, 0));
-	T(write(u, "x", 1));
-	T(sendmsg(u, &m, 0));
-	T(recv(u, buf, sizeof(buf), MSG_DONTWAIT));
-	T(bind(u, SA(&b), sizeof(b)));
-	T(send(u, "x", 1, 0));
-	memset(&v6, 0, sizeof(v6));
-	v6.sin6_family = AF_INET6;
-	T(sendto(u, "x", 1, 0, SA(&v6), sizeof(v6)));
-	T(sendto(u, "x", 1, 0, SA(&d), 4));
-	T(sendto(u, "x", 1, 0, SA(&d), sizeof(d)));
-	T(recv(u, buf, sizeof(buf), 0));
-	T(close(u));
-	return 0;
+    tr_init();
+    u = TF(socket(AF_INET, SOCK_DGRAM, 0));
+    T(send(u, "x", 1, 0));
+    T(write(u, "x", 1));
+    T(sendmsg(u, &m, 0));
+    T(recv(u, buf, sizeof(buf), MSG_DONTWAIT));
+    T(bind(u, SA(&b), sizeof(b)));
+    T(send(u, "x", 1, 0));
+    memset(&v6, 0, sizeof(v6));
+    v6.sin6_family = AF_INET6;
+    T(sendto(u, "x", 1, 0, SA(&v6), sizeof(v6)));
+    T(sendto(u, "x", 1, 0, SA(&d), 4));
+    T(sendto(u, "x", 1, 0, SA(&d), sizeof(d)));
+    T(recv(u, buf, sizeof(buf), 0));
+    T(close(u));
+    return 0;
 }

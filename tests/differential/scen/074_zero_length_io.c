@@ -6,25 +6,26 @@
  */
 #include "scen.h"
 
-int main(void)
+int
+main(void)
 {
-	char buf[8];
-	int fd;
+    char buf[8];
+    int fd;
 
-	tr_init();
-	fd = d_connect(D_ECHO);
-	T(send(fd, buf, 0, 0));
-	T(write(fd, buf, 0));
-	T(recv(fd, buf, 0, MSG_DONTWAIT));
-	T(send(fd, "zz", 2, 0));
-	while (recv(fd, buf, 2, MSG_PEEK | MSG_WAITALL) < 2)
-		d_wait(fd, POLLIN);
-	T(recv(fd, buf, 0, 0));
-	T(read(fd, buf, 0));
-	T(recv(fd, buf, 0, MSG_DONTWAIT));
-	T(recv(fd, buf, 2, MSG_WAITALL));
-	NOTE("got %s", tr_data(buf, 2));
-	T(recv(fd, buf, 0, MSG_DONTWAIT));
-	T(close(fd));
-	return 0;
+    tr_init();
+    fd = d_connect(D_ECHO);
+    T(send(fd, buf, 0, 0));
+    T(write(fd, buf, 0));
+    T(recv(fd, buf, 0, MSG_DONTWAIT));
+    T(send(fd, "zz", 2, 0));
+    while (recv(fd, buf, 2, MSG_PEEK | MSG_WAITALL) < 2)
+        d_wait(fd, POLLIN);
+    T(recv(fd, buf, 0, 0));
+    T(read(fd, buf, 0));
+    T(recv(fd, buf, 0, MSG_DONTWAIT));
+    T(recv(fd, buf, 2, MSG_WAITALL));
+    NOTE("got %s", tr_data(buf, 2));
+    T(recv(fd, buf, 0, MSG_DONTWAIT));
+    T(close(fd));
+    return 0;
 }

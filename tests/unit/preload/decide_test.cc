@@ -8,16 +8,19 @@
 
 #include "decide.h"
 
-namespace {
+namespace
+{
 
-uint32_t ip(const char *s)
+uint32_t
+ip(const char *s)
 {
     in_addr a{};
     inet_pton(AF_INET, s, &a);
     return a.s_addr;
 }
 
-sockaddr_in sin(const char *addr, uint16_t port)
+sockaddr_in
+sin(const char *addr, uint16_t port)
 {
     sockaddr_in s{};
     s.sin_family = AF_INET;
@@ -30,13 +33,15 @@ const pl_net kNet = {ip("10.200.0.2"), ip("255.255.255.0"), 0};
 const pl_net kNetGw = {ip("10.200.0.2"), ip("255.255.255.0"), ip("10.200.0.1")};
 const pl_net kNoNet = {0, 0, 0};
 
-pl_route bind_to(const char *a, const pl_net &n = kNet)
+pl_route
+bind_to(const char *a, const pl_net &n = kNet)
 {
     sockaddr_in s = sin(a, 80);
     return pl_route_bind((sockaddr *)&s, sizeof(s), &n);
 }
 
-pl_route connect_to(const char *a, uint16_t port, const pl_net &n = kNet)
+pl_route
+connect_to(const char *a, uint16_t port, const pl_net &n = kNet)
 {
     sockaddr_in s = sin(a, port);
     return pl_route_connect((sockaddr *)&s, sizeof(s), &n);

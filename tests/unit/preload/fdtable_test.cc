@@ -10,7 +10,8 @@
 
 #include "fdtable.h"
 
-namespace {
+namespace
+{
 
 std::atomic<int> destroyed{0};
 
@@ -19,7 +20,8 @@ struct TestObj {
     int payload;
 };
 
-void destroy_obj(pl_fd *f)
+void
+destroy_obj(pl_fd *f)
 {
     TestObj *o = reinterpret_cast<TestObj *>(f);
     o->payload = -1;
@@ -27,7 +29,8 @@ void destroy_obj(pl_fd *f)
     delete o;
 }
 
-TestObj *new_obj(int payload)
+TestObj *
+new_obj(int payload)
 {
     TestObj *o = new TestObj;
     pl_fd_init(&o->hdr, PL_FD_SOCK, destroy_obj);
@@ -35,9 +38,14 @@ TestObj *new_obj(int payload)
     return o;
 }
 
-class Fdt : public ::testing::Test {
-protected:
-    void SetUp() override { destroyed = 0; }
+class Fdt : public ::testing::Test
+{
+  protected:
+    void
+    SetUp() override
+    {
+        destroyed = 0;
+    }
 };
 
 } // namespace

@@ -11,7 +11,8 @@
 #include <sstream>
 #include <string>
 
-namespace {
+namespace
+{
 
 struct Row {
     const char *name;
@@ -30,7 +31,8 @@ const Row kRows[] = {
 #undef PL_SYM_VA
 };
 
-std::set<std::string> def_names()
+std::set<std::string>
+def_names()
 {
     std::set<std::string> s;
     for (const Row &r : kRows)
@@ -38,7 +40,8 @@ std::set<std::string> def_names()
     return s;
 }
 
-std::set<std::string> map_names()
+std::set<std::string>
+map_names()
 {
     std::ifstream in(PL_EXPORTS_MAP);
     std::set<std::string> s;
@@ -72,15 +75,18 @@ TEST(Intercept, RowsAreUnique)
 TEST(Intercept, IssueSymbolsAreAllListed)
 {
     const char *must[] = {
-        "socket", "bind", "listen", "accept", "accept4", "connect",
-        "shutdown", "close", "read", "write", "readv", "writev", "recv",
-        "recvfrom", "recvmsg", "recvmmsg", "send", "sendto", "sendmsg",
-        "sendmmsg", "getsockopt", "setsockopt", "getsockname",
-        "getpeername", "fcntl", "fcntl64", "ioctl", "dup", "dup2", "dup3",
-        "poll", "ppoll", "select", "pselect", "epoll_create",
-        "epoll_create1", "epoll_ctl", "epoll_wait", "epoll_pwait",
-        "sendfile", "sendfile64", "__read_chk", "__recv_chk",
-        "__recvfrom_chk", "__poll_chk", "__ppoll_chk"};
+        "socket",     "bind",       "listen",       "accept",
+        "accept4",    "connect",    "shutdown",     "close",
+        "read",       "write",      "readv",        "writev",
+        "recv",       "recvfrom",   "recvmsg",      "recvmmsg",
+        "send",       "sendto",     "sendmsg",      "sendmmsg",
+        "getsockopt", "setsockopt", "getsockname",  "getpeername",
+        "fcntl",      "fcntl64",    "ioctl",        "dup",
+        "dup2",       "dup3",       "poll",         "ppoll",
+        "select",     "pselect",    "epoll_create", "epoll_create1",
+        "epoll_ctl",  "epoll_wait", "epoll_pwait",  "sendfile",
+        "sendfile64", "__read_chk", "__recv_chk",   "__recvfrom_chk",
+        "__poll_chk", "__ppoll_chk"};
     std::set<std::string> names = def_names();
 
     for (const char *n : must)

@@ -5,7 +5,8 @@
 
 #include "rt_test_util.h"
 
-static uint32_t A(const char *s)
+static uint32_t
+A(const char *s)
 {
     return inet_addr(s);
 }
@@ -116,11 +117,10 @@ TEST(CfgGateway, NeedsIp)
 TEST(CfgGateway, Malformed)
 {
     for (const char *bad : {"10.200.0.1/24", "10.200.0", "gw", "0.0.0.0"}) {
-        Parsed p(Env{"ACCEL_IP=10.200.0.2/24",
-                     std::string("ACCEL_GATEWAY=") + bad});
+        Parsed p(
+            Env{"ACCEL_IP=10.200.0.2/24", std::string("ACCEL_GATEWAY=") + bad});
         EXPECT_EQ(p.rc, -EINVAL) << bad;
-        EXPECT_EQ(p.err.rfind(std::string("ACCEL_GATEWAY=") + bad + ":", 0),
-                  0u)
+        EXPECT_EQ(p.err.rfind(std::string("ACCEL_GATEWAY=") + bad + ":", 0), 0u)
             << p.err;
     }
 }
@@ -136,9 +136,9 @@ TEST(CfgMac, Valid)
 
 TEST(CfgMac, Malformed)
 {
-    for (const char *bad : {"02:00:00:00:00", "02-00-00-00-00-01",
-                            "02:00:00:00:00:0g", "02:00:00:00:00:001",
-                            "2:0:0:0:0:1", "02:00:00:00:00:01:"}) {
+    for (const char *bad :
+         {"02:00:00:00:00", "02-00-00-00-00-01", "02:00:00:00:00:0g",
+          "02:00:00:00:00:001", "2:0:0:0:0:1", "02:00:00:00:00:01:"}) {
         Parsed p(Env{std::string("ACCEL_MAC=") + bad});
         EXPECT_EQ(p.rc, -EINVAL) << bad;
         EXPECT_EQ(p.err.rfind(std::string("ACCEL_MAC=") + bad +

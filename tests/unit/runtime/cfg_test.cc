@@ -90,9 +90,9 @@ TEST(Cfg, BoolBadValue)
 {
     Parsed p(Env{"ACCEL_STATS=maybe"});
     EXPECT_EQ(p.rc, -EINVAL);
-    EXPECT_EQ(p.err.rfind("ACCEL_STATS=maybe: not a boolean; set ACCEL_STATS=1",
-                          0),
-              0u)
+    EXPECT_EQ(
+        p.err.rfind("ACCEL_STATS=maybe: not a boolean; set ACCEL_STATS=1", 0),
+        0u)
         << p.err;
     Parsed q(Env{"ACCEL_STATS="});
     EXPECT_EQ(q.rc, -EINVAL);
@@ -197,8 +197,8 @@ TEST(Cfg, ListOptionsHasEveryOption)
     rt_cfg_list_options(fd);
     close(fd);
     std::string out = slurp(t.path());
-#define RT_OPT(NAME, f, ty, d, lo, hi, doc)                                 \
-    EXPECT_NE(out.find(#NAME " ("), std::string::npos) << #NAME;            \
+#define RT_OPT(NAME, f, ty, d, lo, hi, doc)                                    \
+    EXPECT_NE(out.find(#NAME " ("), std::string::npos) << #NAME;               \
     EXPECT_NE(out.find(doc), std::string::npos) << #NAME;
 #include "cfg_options.def"
 #undef RT_OPT

@@ -1,26 +1,32 @@
 // Logging: level filtering, line format, errno preservation, log file.
 #include <gtest/gtest.h>
 
-
 #include "rt_test_util.h"
 
 extern "C" {
 #include "log.h"
 }
 
-class LogTest : public ::testing::Test {
-protected:
-    void SetUp() override
+class LogTest : public ::testing::Test
+{
+  protected:
+    void
+    SetUp() override
     {
         saved_level_ = rt_log_level;
         ASSERT_EQ(rt_log_set_file(tmp_.path().c_str()), 0);
     }
-    void TearDown() override
+    void
+    TearDown() override
     {
         rt_log_set_file(nullptr);
         rt_log_level = saved_level_;
     }
-    std::string out() { return slurp(tmp_.path()); }
+    std::string
+    out()
+    {
+        return slurp(tmp_.path());
+    }
 
     TempPath tmp_;
     int saved_level_;

@@ -29,8 +29,8 @@ TEST(Stats, WriteEveryCounter)
     EXPECT_NE(s.find("tx_frames 0\n"), std::string::npos);
     size_t lines = (size_t)std::count(s.begin(), s.end(), '\n');
     size_t n = 0;
-#define RT_STAT(field, doc)                                                 \
-    n++;                                                                    \
+#define RT_STAT(field, doc)                                                    \
+    n++;                                                                       \
     EXPECT_NE(s.find(#field " "), std::string::npos) << #field;
 #include "stats.def"
 #undef RT_STAT

@@ -7,8 +7,11 @@ extern "C" {
 #include "stk_priv.h"
 }
 
-#define ERRMAP_ROW(err, neg)                                  \
-    TEST(errmap, err) { EXPECT_EQ(stk_err_to_errno(err), neg); }
+#define ERRMAP_ROW(err, neg)                                                   \
+    TEST(errmap, err)                                                          \
+    {                                                                          \
+        EXPECT_EQ(stk_err_to_errno(err), neg);                                 \
+    }
 
 ERRMAP_ROW(ERR_OK, 0)
 ERRMAP_ROW(ERR_MEM, -ENOMEM)
@@ -28,4 +31,7 @@ ERRMAP_ROW(ERR_RST, -ECONNRESET)
 ERRMAP_ROW(ERR_CLSD, -ENOTCONN)
 ERRMAP_ROW(ERR_ARG, -EINVAL)
 
-TEST(errmap, unknown_value_is_eio) { EXPECT_EQ(stk_err_to_errno(-100), -EIO); }
+TEST(errmap, unknown_value_is_eio)
+{
+    EXPECT_EQ(stk_err_to_errno(-100), -EIO);
+}
