@@ -17,7 +17,22 @@
 #define LWIP_SOCKET 0          /* our own socket layer (stack/sock*.c) */
 #define LWIP_NETCONN 0         /* no tcpip thread, no mailboxes */
 #define LWIP_RAW 0             /* raw sockets stay on the kernel */
-#define LWIP_STATS 0           /* we count in rt_stats, not lwIP stats */
+#define LWIP_STATS 1           /* protocol error counters only: rx_drops.c
+                                  turns them into rt_stats drop counts */
+#define LWIP_STATS_LARGE 1     /* 32-bit counters */
+#define LWIP_STATS_DISPLAY 0
+#define LINK_STATS 0           /* the port layer counts frames */
+#define MEM_STATS 0            /* no per-allocation bookkeeping */
+#define MEMP_STATS 0
+#define SYS_STATS 0
+#define MIB2_STATS 0
+#define ETHARP_STATS 1         /* unknown ethertypes, bad ARP */
+#define IP_STATS 1
+#define IPFRAG_STATS 1
+#define ICMP_STATS 1
+#define IGMP_STATS 1
+#define UDP_STATS 1
+#define TCP_STATS 1
 #define LWIP_NETIF_API 0       /* needs NO_SYS=0 */
 #define LWIP_DONT_PROVIDE_BYTEORDER_FUNCTIONS 1 /* htons etc. from libc */
 
@@ -119,6 +134,14 @@
 #define TCP_ENSURE_LOCAL_PORT_RANGE(port) \
     ((u16_t)(32768u + ((u32_t)(port) % (60999u - 32768u))))
 #define LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS 1 /* random start, like Linux */
+/* Initial congestion window: 10 segments, as Linux (RFC 6928,
+ * TCP_INIT_CWND) instead of lwIP's RFC 3390 3 (patch 0002 makes it
+ * overridable). Linux puts no byte cap on it (RFC 6928's 14600 bytes would
+ * cut a jumbo-MTU flight to 2 segments); ours is capped by the send buffer. */
+#define STK_TCP_INIT_CWND_SEGS 10u
+#define LWIP_TCP_CALC_INITIAL_CWND(mss) \
+    ((tcpwnd_size_t)LWIP_MIN(STK_TCP_INIT_CWND_SEGS * (u32_t)(mss), \
+                             (u32_t)TCP_SND_BUF))
 
 /* ---- hooks and platform --------------------------------------------------*/
 #define LWIP_HOOK_FILENAME "stk_hooks.h"

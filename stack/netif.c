@@ -9,7 +9,9 @@
  * dropped as a full NIC ring would (TCP retransmits; the port layer counts
  * it). Input copies the frame into one PBUF_RAM pbuf, so lwIP always sees
  * contiguous headers; lwIP validates lengths and checksums (those the port
- * did not verify) and drops bad frames itself.
+ * did not verify) and drops bad frames itself, and rx_drops.c counts what
+ * it dropped. ICMP errors are looked at first (icmp_err.c): lwIP ignores
+ * them, Linux reports them to connected UDP sockets.
  */
 #include <errno.h>
 #include <string.h>
@@ -126,6 +128,9 @@ void stk_input(const void *frame, uint16_t len)
         RT_STAT_INC(rx_drop_stack);
         return;
     }
+    /* ICMP errors for our UDP sockets, which lwIP would drop. */
+    if (stk__icmp_err_input(frame, len))
+        return;
     p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
     if (p == NULL) {
         RT_STAT_INC(rx_drop_nobuf);
@@ -135,7 +140,10 @@ void stk_input(const void *frame, uint16_t len)
     if (stk_netif.input(p, &stk_netif) != ERR_OK) {
         pbuf_free(p);
         RT_STAT_INC(rx_drop_stack);
+        stk__drops_sync();
+        return;
     }
+    stk__drops_count();
 }
 
 void stk_timers(void)
@@ -145,6 +153,7 @@ void stk_timers(void)
     sys_check_timeouts();
     /* Frames the stack sent to its own address (LWIP_NETIF_LOOPBACK). */
     netif_poll(&stk_netif);
+    stk__drops_sync();
 }
 
 uint32_t stk_next_timer_ms(void)

@@ -401,19 +401,41 @@ static bool conflicts_with(const struct stk_sock *s, bool tcp_listening,
     return true;
 }
 
+/* A listening pcb belongs to a listener group: every member counts. */
+static bool group_conflict(const struct stk_sock *s,
+                           const struct stk_lgroup *g)
+{
+    const struct stk_sock *m;
+
+    if (g == NULL)
+        return true;
+    for (m = g->head; m != NULL; m = m->lg_next) {
+        if (m != s && conflicts_with(s, true, m->reuseaddr, m->reuseport,
+                                     false))
+            return true;
+    }
+    return false;
+}
+
 static bool tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list,
                               uint32_t ip, uint16_t port, bool tw)
 {
     struct tcp_pcb *p;
 
     for (p = list; p != NULL; p = p->next) {
-        /* Handshaking children still carry their listener's arg. */
+        /* Handshaking children still carry their listener group. */
         const struct stk_sock *o =
-            p->state == SYN_RCVD ? NULL : p->callback_arg;
+            p->state == SYN_RCVD || p->state == LISTEN ? NULL
+                                                       : p->callback_arg;
 
         if (p->local_port != port || o == s ||
             !addr_overlap(ip, ip4_addr_get_u32(&p->local_ip)))
             continue;
+        if (p->state == LISTEN) {
+            if (group_conflict(s, p->callback_arg))
+                return true;
+            continue;
+        }
         if (conflicts_with(s, p->state == LISTEN,
                            o ? o->reuseaddr : ip_get_option(p, SOF_REUSEADDR),
                            o ? o->reuseport : false, tw))

@@ -1,20 +1,17 @@
 /*
- * TCP sockets over lwIP's raw API, control path: creation, bind, listen
- * and the accept queue, connect, shutdown, close, readiness, and the lwIP
- * callbacks (accept, connected, recv, sent, err, pcb destroyed). The data
- * path (recvmsg/sendmsg, receive window) is in sock_tcp_io.c.
+ * TCP sockets over lwIP's raw API, control path: creation, bind, connect,
+ * shutdown, close, readiness, and the lwIP callbacks (connected, recv,
+ * sent, err, pcb destroyed). Listening sockets and their accept queues are
+ * in sock_tcp_listen.c, the data path (recvmsg/sendmsg, receive window) in
+ * sock_tcp_io.c.
  *
  * Ownership: a stk_sock points at its pcb; the pcb points back through
  * callback_arg and through ext arg 0, whose destroy callback clears the
  * socket's pointer whenever lwIP frees the pcb (reset, timeout, TIME_WAIT
  * expiry, last ACK). Before the application releases a socket whose pcb
  * lives on (orderly close still sending, TIME_WAIT), every callback and
- * back pointer is cleared, so lwIP never reaches a freed stk_sock.
- *
- * Accept queue: lwIP's 8-bit listen backlog is used as the room left in
- * our queue (Linux's backlog+1 established connections, counting those
- * still in SYN_RCVD), so SYNs are refused, not answered, while the queue
- * is full and clients retry, as on Linux.
+ * back pointer is cleared, so lwIP never reaches a freed stk_sock. A
+ * listening socket has no pcb of its own: its listener group holds it.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -25,7 +22,6 @@
 #include "lwip/tcp.h"
 
 #include "stats.h"
-#include "stk_hooks.h"
 #include "stk_priv.h"
 
 static u8_t ext_id;
@@ -36,7 +32,6 @@ static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
 static err_t cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
 static void cb_err(void *arg, err_t err);
 static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err);
-static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err);
 
 void stk__tcp_init(void)
 {
@@ -64,7 +59,7 @@ static const struct tcp_ext_arg_callbacks ext_cbs = {
     .passive_open = NULL,
 };
 
-static void attach(struct stk_sock *s, struct tcp_pcb *pcb)
+void stk__tcp_attach(struct stk_sock *s, struct tcp_pcb *pcb)
 {
     s->pcb.tcp = pcb;
     tcp_arg(pcb, s);
@@ -78,7 +73,7 @@ static void attach(struct stk_sock *s, struct tcp_pcb *pcb)
 }
 
 /* Cut every link from the pcb to s; the pcb stays with lwIP. */
-static struct tcp_pcb *detach(struct stk_sock *s)
+struct tcp_pcb *stk__tcp_detach(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
 
@@ -98,9 +93,9 @@ static struct tcp_pcb *detach(struct stk_sock *s)
 }
 
 /* Abort the connection with a RST (or silently when not synchronized). */
-static void abort_pcb(struct stk_sock *s)
+void stk__tcp_abort(struct stk_sock *s)
 {
-    struct tcp_pcb *pcb = detach(s);
+    struct tcp_pcb *pcb = stk__tcp_detach(s);
 
     if (pcb == NULL)
         return;
@@ -123,7 +118,7 @@ static void sync_state(struct stk_sock *s)
     if (pcb == NULL || s->st != STK_TCP_CONNECTED)
         return;
     if (pcb->state == TIME_WAIT) {
-        detach(s);
+        stk__tcp_detach(s);
         s->st = STK_TCP_CLOSED;
         s->shut_rd = s->shut_wr = true;
     }
@@ -132,10 +127,20 @@ static void sync_state(struct stk_sock *s)
 void stk__tcp_apply_opts(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
+    bool reuse = s->reuseaddr || s->reuseport;
 
+    if (s->lgrp != NULL) {
+        /* A listener: the group's pcb lets lwIP share the port while any
+         * member allows it (lwIP's own tcp_bind check). */
+        const struct stk_sock *m;
+
+        for (m = s->lgrp->head; m != NULL; m = m->lg_next)
+            reuse |= m->reuseaddr || m->reuseport;
+        pcb = s->lgrp->lpcb;
+    }
     if (pcb == NULL)
         return;
-    if (s->reuseaddr || s->reuseport)
+    if (reuse)
         ip_set_option(pcb, SOF_REUSEADDR);
     else
         ip_reset_option(pcb, SOF_REUSEADDR);
@@ -155,14 +160,14 @@ void stk__tcp_apply_opts(struct stk_sock *s)
 }
 
 /* A fresh CLOSED pcb, bound again to the application's explicit port. */
-static int fresh_pcb(struct stk_sock *s)
+int stk__tcp_fresh_pcb(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
     err_t e;
 
     if (pcb == NULL)
         return -ENOMEM;
-    attach(s, pcb);
+    stk__tcp_attach(s, pcb);
     stk__tcp_apply_opts(s);
     s->bound = false;
     if (s->port_explicit) {
@@ -182,7 +187,7 @@ static int fresh_pcb(struct stk_sock *s)
 
 int stk__tcp_create(struct stk_sock *s)
 {
-    return fresh_pcb(s);
+    return stk__tcp_fresh_pcb(s);
 }
 
 int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
@@ -206,88 +211,11 @@ int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
     return 0;
 }
 
-/* ---- listen and accept ----------------------------------------------------- */
-
-/* lwIP refuses a SYN when its pending handshakes reach pcb->backlog: make
- * that the room left in our queue, so queued + handshaking <= backlog+1. */
-static void update_backlog(struct stk_sock *s)
-{
-    struct tcp_pcb_listen *lpcb = (struct tcp_pcb_listen *)s->pcb.tcp;
-    int room = s->backlog + 1 - s->accq_len;
-
-    if (lpcb == NULL)
-        return;
-    if (room < 0)
-        room = 0;
-    if (room > 255)
-        room = 255;
-    lpcb->backlog = (u8_t)room;
-}
-
-void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb)
-{
-    (void)lpcb;
-    RT_STAT_INC(tcp_listen_overflow);
-}
-
-int stk__tcp_listen(struct stk_sock *s, int backlog)
-{
-    struct tcp_pcb *pcb, *lpcb;
-    err_t e = ERR_OK;
-    int rc;
-
-    if ((unsigned int)backlog > STK_SOMAXCONN)
-        backlog = STK_SOMAXCONN;
-    if (s->st == STK_TCP_LISTEN) {
-        s->backlog = backlog;
-        update_backlog(s);
-        return 0;
-    }
-    if (s->st != STK_TCP_CLOSED || s->connecting || s->ever_connected)
-        return -EINVAL;
-    if (s->pcb.tcp == NULL && (rc = fresh_pcb(s)) < 0)
-        return rc;
-    pcb = s->pcb.tcp;
-    if (!s->bound) {
-        stk__tcp_apply_opts(s);
-        e = tcp_bind(pcb, IP4_ADDR_ANY4, 0);
-        if (e != ERR_OK)
-            return stk_err_to_errno(e);
-        s->bound = true;
-        s->bind_ip = 0;
-        s->bind_port = pcb->local_port;
-    }
-    /* Another listener on an overlapping address: Linux allows it only
-     * with SO_REUSEPORT on both, which lwIP cannot serve (one listener
-     * per port): refuse it as a conflict. */
-    for (struct tcp_pcb *l = tcp_listen_pcbs.pcbs; l != NULL; l = l->next) {
-        if (l->local_port == pcb->local_port &&
-            (ip4_addr_get_u32(&l->local_ip) == 0 || s->bind_ip == 0 ||
-             ip4_addr_get_u32(&l->local_ip) == s->bind_ip))
-            return -EADDRINUSE;
-    }
-    /* tcp_listen frees the original pcb: unhook it first so the destroy
-     * callback does not report the socket closed. */
-    detach(s);
-    lpcb = tcp_listen_with_backlog_and_err(pcb, 255, &e);
-    if (lpcb == NULL) {
-        attach(s, pcb);
-        return stk_err_to_errno(e);
-    }
-    attach(s, lpcb);
-    tcp_accept(lpcb, cb_accept);
-    s->st = STK_TCP_LISTEN;
-    s->backlog = backlog;
-    update_backlog(s);
-    stk__changed(s, false);
-    return 0;
-}
-
 /* At establishment (nothing but the SYN or SYN-ACK sent yet), cap the
  * receive window to SO_RCVBUF's. lwIP recorded the full TCP_WND as
  * announced, but a SYN carries at most 65535 unscaled: restore that as the
  * announced edge, and never go below it (the peer may already use it). */
-static void window_clamp(struct stk_sock *s)
+void stk__tcp_window_clamp(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
     uint32_t ann, want;
@@ -306,78 +234,6 @@ static void window_clamp(struct stk_sock *s)
     tcp_update_rcv_ann_wnd(pcb);
 }
 
-static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
-{
-    struct stk_sock *l = arg, *c;
-
-    if (l == NULL || err != ERR_OK || newpcb == NULL ||
-        l->st != STK_TCP_LISTEN)
-        return ERR_VAL; /* lwIP aborts newpcb */
-    if (l->accq_len > l->backlog) {
-        RT_STAT_INC(tcp_listen_overflow);
-        return ERR_VAL;
-    }
-    c = stk__sock_alloc(SOCK_STREAM);
-    if (c == NULL)
-        return ERR_MEM;
-    c->st = STK_TCP_CONNECTED;
-    c->ever_connected = c->connect_reported = c->bound = true;
-    c->reuseaddr = l->reuseaddr;
-    c->reuseport = l->reuseport;
-    c->keepalive = l->keepalive;
-    c->keepidle = l->keepidle;
-    c->keepintvl = l->keepintvl;
-    c->keepcnt = l->keepcnt;
-    c->nodelay = l->nodelay;
-    c->linger_on = l->linger_on;
-    c->linger_sec = l->linger_sec;
-    c->sndbuf = l->sndbuf;
-    c->rcvbuf = l->rcvbuf;
-    c->snd_limit = l->snd_limit;
-    c->rcv_limit = l->rcv_limit;
-    c->bind_ip = ip4_addr_get_u32(&newpcb->local_ip);
-    c->bind_port = newpcb->local_port;
-    c->peer_ip = ip4_addr_get_u32(&newpcb->remote_ip);
-    c->peer_port = newpcb->remote_port;
-    attach(c, newpcb);
-    stk__tcp_apply_opts(c);
-    window_clamp(c);
-    c->listener = l;
-    if (l->accq_tail != NULL)
-        l->accq_tail->acc_next = c;
-    else
-        l->accq_head = c;
-    l->accq_tail = c;
-    l->accq_len++;
-    update_backlog(l);
-    stk__changed(l, true);
-    return ERR_OK;
-}
-
-int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
-                    struct sockaddr *addr, socklen_t *len)
-{
-    struct stk_sock *c;
-
-    if (s->st != STK_TCP_LISTEN)
-        return -EINVAL;
-    c = s->accq_head;
-    if (c == NULL)
-        return -EAGAIN;
-    s->accq_head = c->acc_next;
-    if (s->accq_head == NULL)
-        s->accq_tail = NULL;
-    s->accq_len--;
-    c->acc_next = NULL;
-    c->listener = NULL;
-    update_backlog(s);
-    RT_STAT_INC(tcp_accept);
-    stk__addr_out(c->peer_ip, c->peer_port, addr, len);
-    *out = c;
-    stk__changed(s, false);
-    return 0;
-}
-
 /* ---- connect ------------------------------------------------------------------ */
 
 static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -391,25 +247,16 @@ static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     s->ever_connected = true;
     s->bind_ip = ip4_addr_get_u32(&pcb->local_ip);
     s->bind_port = pcb->local_port;
-    window_clamp(s);
+    stk__tcp_window_clamp(s);
     stk__changed(s, true);
     return ERR_OK;
 }
 
 static int disconnect(struct stk_sock *s)
 {
-    struct stk_sock *c;
-
-    if (s->st == STK_TCP_LISTEN) {
-        while ((c = s->accq_head) != NULL) {
-            s->accq_head = c->acc_next;
-            abort_pcb(c);
-            stk__sock_free(c);
-        }
-        s->accq_tail = NULL;
-        s->accq_len = 0;
-    }
-    abort_pcb(s);
+    if (s->st == STK_TCP_LISTEN)
+        stk__tcp_unlisten(s);
+    stk__tcp_abort(s);
     stk__ring_free(&s->rxq);
     s->rx_bytes = 0;
     s->rx_off = 0;
@@ -417,7 +264,7 @@ static int disconnect(struct stk_sock *s)
     s->connecting = s->connect_reported = s->ever_connected = false;
     s->shut_rd = s->shut_wr = s->fin_rcvd = false;
     s->err = 0;
-    return fresh_pcb(s);
+    return stk__tcp_fresh_pcb(s);
 }
 
 int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
@@ -466,7 +313,7 @@ int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
         return -EISCONN;
     if (!stk_route_ok(ip) && !stk__is_local_ip(ip))
         return -ENETUNREACH;
-    if (s->pcb.tcp == NULL && (rc = fresh_pcb(s)) < 0)
+    if (s->pcb.tcp == NULL && (rc = stk__tcp_fresh_pcb(s)) < 0)
         return rc;
     ip4_addr_set_u32(&a, ip);
     stk__tcp_apply_opts(s);
@@ -599,20 +446,9 @@ int stk__tcp_shutdown(struct stk_sock *s, int how)
 void stk__tcp_close(struct stk_sock *s)
 {
     struct tcp_pcb *pcb;
-    struct stk_sock *c;
 
     if (s->st == STK_TCP_LISTEN) {
-        /* Linux resets the connections nobody accepted. */
-        while ((c = s->accq_head) != NULL) {
-            s->accq_head = c->acc_next;
-            abort_pcb(c);
-            stk__sock_free(c);
-        }
-        s->accq_tail = NULL;
-        s->accq_len = 0;
-        pcb = detach(s);
-        if (pcb != NULL)
-            tcp_close(pcb);
+        stk__tcp_unlisten(s);
         return;
     }
     sync_state(s);
@@ -621,10 +457,10 @@ void stk__tcp_close(struct stk_sock *s)
     if ((s->linger_on && s->linger_sec == 0) || s->rx_bytes > 0 ||
         s->pcb.tcp->state == SYN_SENT) {
         /* SO_LINGER 0 or unread data: RST, as Linux (RFC 2525 2.17). */
-        abort_pcb(s);
+        stk__tcp_abort(s);
         return;
     }
-    pcb = detach(s);
+    pcb = stk__tcp_detach(s);
     if (pcb->state == ESTABLISHED || pcb->state == CLOSE_WAIT ||
         pcb->state == SYN_RCVD) {
         /* Everything received was read: give lwIP the window back, or

@@ -3,7 +3,9 @@
  * dissolves it), sendmsg to msg_name or the default peer, and a receive
  * queue of datagrams with their source, bounded by SO_RCVBUF (drops are
  * counted in udp_rx_drop_full). A connected socket only receives from its
- * peer (lwIP's pcb matching does that filtering, as Linux does).
+ * peer (lwIP's pcb matching does that filtering, as Linux does), and gets
+ * the ICMP errors its datagrams caused (icmp_err.c) as a pending error
+ * that the next recv or send returns.
  * Ephemeral ports come from lwIP (random start in 32768-60999).
  */
 #include <errno.h>
@@ -143,16 +145,16 @@ ssize_t stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     msg->msg_flags = 0;
     if (flags & MSG_OOB)
         return -EOPNOTSUPP;
-    if (it == NULL) {
+    /* __skb_recv_udp: a pending error (ICMP) comes before queued data. */
+    if (s->err != 0) {
         int e = s->err;
 
-        if (e != 0) {
-            s->err = 0;
-            stk__changed(s, false);
-            return -e;
-        }
-        return s->shut_rd ? 0 : -EAGAIN;
+        s->err = 0;
+        stk__changed(s, false);
+        return -e;
     }
+    if (it == NULL)
+        return s->shut_rd ? 0 : -EAGAIN;
     len = it->p->tot_len;
     cap = stk__iov_len(msg);
     n = len < cap ? len : cap;
@@ -186,40 +188,49 @@ ssize_t stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
     err_t e;
     int rc;
 
-    if (flags & MSG_OOB)
-        return -EOPNOTSUPP;
-    /* Linux binds an ephemeral port before looking at the destination. */
+    /* Linux binds an ephemeral port before anything else (inet_autobind
+     * in inet_send_prepare), even when the send then fails. */
     if ((rc = autobind(s)) < 0)
         return rc;
+    len = stk__iov_len(msg);
+    if (len > 0xffff)
+        return -EMSGSIZE;
+    if (flags & MSG_OOB)
+        return -EOPNOTSUPP;
     if (msg->msg_name != NULL && msg->msg_namelen != 0) {
-        const struct sockaddr *sa = msg->msg_name;
+        const struct sockaddr_in *sin = msg->msg_name;
 
-        if (msg->msg_namelen >= sizeof(sa_family_t) &&
-            sa->sa_family == AF_UNSPEC && s->udp_connected) {
-            ip = s->peer_ip;
-            port = s->peer_port;
-        } else {
-            rc = stk__addr_in(sa, msg->msg_namelen, &ip, &port);
-            if (rc < 0)
-                return rc;
-            if (port == 0)
-                return -EINVAL;
-        }
+        /* udp_sendmsg: AF_UNSPEC is taken as AF_INET. */
+        if (msg->msg_namelen < sizeof(*sin))
+            return -EINVAL;
+        if (sin->sin_family != AF_INET && sin->sin_family != AF_UNSPEC)
+            return -EAFNOSUPPORT;
+        ip = sin->sin_addr.s_addr;
+        port = ntohs(sin->sin_port);
+        if (port == 0)
+            return -EINVAL;
     } else if (s->udp_connected) {
         ip = s->peer_ip;
         port = s->peer_port;
     } else {
         return -EDESTADDRREQ;
     }
-    if (s->shut_wr)
-        return -EPIPE;
-    len = stk__iov_len(msg);
-    if (len > STK_UDP_MAX_PAYLOAD)
-        return -EMSGSIZE;
     if (!stk_route_ok(ip) && !stk__is_local_ip(ip))
         return -ENETUNREACH;
     if (ip == 0xffffffffu && !s->broadcast)
         return -EACCES;
+    if (len > STK_UDP_MAX_PAYLOAD)
+        return -EMSGSIZE;
+    /* sock_alloc_send_skb: a pending error (ICMP), then shutdown. */
+    if (s->err != 0) {
+        int err = s->err;
+
+        s->err = 0;
+        stk__changed(s, false);
+        return -err;
+    }
+    if (s->shut_wr)
+        return -EPIPE;
     p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
     if (p == NULL)
         return -ENOBUFS;

@@ -56,7 +56,8 @@ struct stk_sock {
     union {
         struct tcp_pcb *tcp;
         struct udp_pcb *udp;
-    } pcb; /* NULL once lwIP freed it (tcp: ext arg destroy callback) */
+    } pcb; /* NULL once lwIP freed it (tcp: ext arg destroy callback);
+              NULL while listening: the listener group holds the pcb */
 
     stk_notify_fn notify;
     void *notify_ctx;
@@ -102,6 +103,19 @@ struct stk_sock {
     int backlog; /* Linux's clamped backlog: full when accq_len > backlog */
     struct stk_sock *acc_next;
     struct stk_sock *listener; /* set while queued on a listener */
+
+    /* Listening socket: its listener group (sock_tcp_listen.c). */
+    struct stk_lgroup *lgrp;
+    struct stk_sock *lg_next;
+};
+
+/** The listening sockets sharing one lwIP listening pcb (SO_REUSEPORT);
+ *  a plain listener is a group of one. The pcb's callback arg is the
+ *  group; it is closed with the last member. */
+struct stk_lgroup {
+    struct tcp_pcb *lpcb;
+    struct stk_sock *head; /* members, in listen() order, via lg_next */
+    uint32_t n;
 };
 
 /* sock.c */
@@ -130,9 +144,16 @@ bool stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port);
 /* sock_tcp.c */
 int stk__tcp_create(struct stk_sock *s);
 int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port);
-int stk__tcp_listen(struct stk_sock *s, int backlog);
-int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
-                    struct sockaddr *addr, socklen_t *len);
+/** Link s and pcb both ways (arg, ext arg, callbacks). */
+void stk__tcp_attach(struct stk_sock *s, struct tcp_pcb *pcb);
+/** Cut every link between s and its pcb; return the pcb (or NULL). */
+struct tcp_pcb *stk__tcp_detach(struct stk_sock *s);
+/** Abort s's connection with a RST (silently when not synchronized). */
+void stk__tcp_abort(struct stk_sock *s);
+/** Give s a fresh CLOSED pcb, bound again to an explicit port. */
+int stk__tcp_fresh_pcb(struct stk_sock *s);
+/** Cap a new connection's receive window to SO_RCVBUF's. */
+void stk__tcp_window_clamp(struct stk_sock *s);
 int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
                      socklen_t len);
 ssize_t stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags);
@@ -146,6 +167,14 @@ void stk__tcp_apply_opts(struct stk_sock *s);
 void stk__tcp_window_update(struct stk_sock *s);
 uint32_t stk__tcp_snd_avail(struct stk_sock *s);
 void stk__tcp_init(void);
+
+/* sock_tcp_listen.c */
+int stk__tcp_listen(struct stk_sock *s, int backlog);
+int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
+                    struct sockaddr *addr, socklen_t *len);
+/** Stop listening: reset the queued connections, leave the group (its
+ *  pcb is closed with the last member). s keeps no pcb. */
+void stk__tcp_unlisten(struct stk_sock *s);
 
 /* sock_udp.c */
 int stk__udp_create(struct stk_sock *s);
@@ -172,6 +201,21 @@ int stk_err_to_errno(int err);
 /* netif.c */
 bool stk__is_local_ip(uint32_t ip);
 uint32_t stk__netif_mtu(void);
+
+/* icmp_err.c */
+/** Deliver an ICMP error in this Ethernet frame to the connected UDP
+ *  socket it concerns. True when the frame was a well-formed ICMP error
+ *  (consumed, whether a socket wanted it or not); false for anything
+ *  else, which goes on to lwIP. */
+bool stk__icmp_err_input(const uint8_t *frame, uint16_t len);
+
+/* rx_drops.c */
+/** After one frame's input: count it in rx_drop_stack (and rx_drop_csum)
+ *  when lwIP dropped it; true if it did. */
+bool stk__drops_count(void);
+/** Take lwIP's counters as they are, counting nothing (after loopback
+ *  input, which does not come from the port). */
+void stk__drops_sync(void);
 
 /* sys_arch.c */
 uint64_t stk__now_ns(void);

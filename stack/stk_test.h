@@ -21,6 +21,9 @@ long stk_test_mem_blocks(void);
 /** stk_sock objects currently allocated (open or queued on a listener). */
 long stk_test_socks(void);
 
+/** Listener groups currently allocated (one per lwIP listening pcb). */
+long stk_test_lgroups(void);
+
 /** lwIP assertions that failed so far (they log and continue). */
 long stk_test_asserts(void);
 

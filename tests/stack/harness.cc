@@ -209,6 +209,7 @@ void Lab::TearDown() {
     }
     txq_.clear();
     EXPECT_EQ(stk_test_socks(), 0);
+    EXPECT_EQ(stk_test_lgroups(), 0) << "listener groups left";
     EXPECT_EQ(stk_test_mem_blocks(), base_blocks_) << "lwIP heap blocks left";
     EXPECT_EQ(stk_test_asserts(), 0) << "lwIP assertions failed";
 }

@@ -324,3 +324,28 @@ TEST_F(Lab, tcp_nagle_holds_small_segment_until_ack) {
     peer_ack(c);
     EXPECT_EQ(take_data(c).size(), 10u);
 }
+
+// Linux's initial congestion window is 10 segments (RFC 6928); lwIP's own
+// default is 3 (RFC 3390). The first flight after the handshake carries
+// 10 full segments, then waits for an ACK.
+TEST_F(Lab, tcp_initial_cwnd_is_ten_segments_both_ways) {
+    Conn a = active_open();
+    stk_sock *l = tcp_sock();
+    ASSERT_EQ(bind_port(l, 8080, 0), 0);
+    ASSERT_EQ(stk_sock_listen(l, 8), 0);
+    Conn p = passive_open(l, 8080, 50000);
+    ASSERT_NE(p.s, nullptr);
+    for (Conn *c : {&a, &p}) {
+        ASSERT_EQ(send_bytes(c->s, pattern(40000)), 40000);
+        std::vector<Pkt> pkts;
+        Bytes first = take_data(*c, &pkts);
+        EXPECT_EQ(first.size(), 10u * 1460u);
+        size_t segs = 0;
+        for (const Pkt &k : pkts) segs += k.payload.empty() ? 0 : 1;
+        EXPECT_EQ(segs, 10u);
+        advance(10);  // no timer sends more before an ACK
+        EXPECT_TRUE(take_data(*c).empty());
+        peer_ack(*c);  // slow start: the window grows
+        EXPECT_GT(take_data(*c).size(), 1460u);
+    }
+}

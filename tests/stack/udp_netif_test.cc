@@ -352,3 +352,109 @@ TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
     Bytes in;
     EXPECT_EQ(recv_bytes(c.s, &in, 1000), 100);
 }
+
+// Linux autobinds in send() before it fails with EDESTADDRREQ (inet
+// autobind comes first), so a later bind() is EINVAL; AF_UNSPEC
+// destinations are taken as AF_INET ones by udp_sendmsg.
+TEST_F(Lab, udp_failed_send_still_autobinds_and_af_unspec_destination) {
+    stk_sock *s = udp_sock();
+    EXPECT_EQ(send_bytes(s, pattern(1)), -EDESTADDRREQ);
+    sockaddr_in a{};
+    socklen_t al = sizeof(a);
+    ASSERT_EQ(stk_sock_getname(s, (sockaddr *)&a, &al, false), 0);
+    EXPECT_GE(ntohs(a.sin_port), 32768);
+    EXPECT_EQ(bind_port(s, 5003, 0), -EINVAL);
+    EXPECT_TRUE(drain().empty());
+    // AF_UNSPEC with an address: sent there (no connection needed).
+    sockaddr_in to{};
+    to.sin_family = AF_UNSPEC;
+    to.sin_addr.s_addr = htonl(kPeerIp);
+    to.sin_port = htons(6001);
+    Bytes d = pattern(3);
+    iovec iov{d.data(), d.size()};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_name = &to;
+    m.msg_namelen = sizeof(to);
+    ASSERT_EQ(stk_sock_sendmsg(s, &m, 0), 3);
+    Pkt p = one();
+    EXPECT_EQ(p.dport, 6001);
+    EXPECT_EQ(p.sport, ntohs(a.sin_port));
+    to.sin_port = 0;  // ... but it needs a port, as AF_INET does
+    EXPECT_EQ(stk_sock_sendmsg(s, &m, 0), -EINVAL);
+    m.msg_namelen = 4;  // and a whole sockaddr_in
+    EXPECT_EQ(stk_sock_sendmsg(s, &m, 0), -EINVAL);
+    to.sin_family = AF_INET6;
+    m.msg_namelen = sizeof(to);
+    EXPECT_EQ(stk_sock_sendmsg(s, &m, 0), -EAFNOSUPPORT);
+}
+
+// Frames lwIP drops on its own are counted once each in rx_drop_stack,
+// bad checksums also in rx_drop_csum; frames it uses are not.
+TEST_F(Lab, netif_lwip_drops_are_counted) {
+    stk_sock *u = udp_sock();
+    ASSERT_EQ(bind_port(u, 5000, 0), 0);
+    stk_sock *l = tcp_sock();
+    ASSERT_EQ(bind_port(l, 8080, 0), 0);
+    ASSERT_EQ(stk_sock_listen(l, 8), 0);
+    auto counts = [] {
+        return std::make_pair(rt_stats.rx_drop_stack, rt_stats.rx_drop_csum);
+    };
+    using P = std::pair<uint64_t, uint64_t>;
+    // Wanted frames: no drop.
+    inject_ip(udp(kPeerIp, kStackIp, 6000, 5000, pattern(20)));
+    Conn c = passive_open(l, 8080, 50000);
+    ASSERT_NE(c.s, nullptr);
+    peer_send(c, pattern(10));
+    drain();
+    EXPECT_EQ(counts(), P(0, 0));
+    // Bad TCP checksum.
+    {
+        TcpSeg t;
+        t.sport = 50000;
+        t.dport = 8080;
+        t.seq = c.snd;
+        t.ack = c.rcv;
+        t.flags = ACK;
+        t.payload = pattern(5);
+        Bytes b = tcp(kPeerIp, kStackIp, t);
+        b[20 + 16] ^= 0x55;
+        inject_ip(b);
+    }
+    EXPECT_EQ(counts(), P(1, 1));
+    // Bad UDP checksum, bad IP header checksum.
+    {
+        Bytes b = udp(kPeerIp, kStackIp, 6000, 5000, pattern(20));
+        b[20 + 6] ^= 0x11;
+        inject_ip(b);
+        b = udp(kPeerIp, kStackIp, 6000, 5000, pattern(20));
+        b[10] ^= 0xff;
+        inject_ip(b);
+    }
+    EXPECT_EQ(counts(), P(3, 3));
+    // Unwanted: UDP to a closed port (answered by an ICMP port
+    // unreachable), a SYN to a closed port (RST), another address, an
+    // unknown protocol and ethertype, a truncated UDP header: counted
+    // once each, whatever layers lwIP counted them in.
+    inject_ip(udp(kPeerIp, kStackIp, 6000, 5999, pattern(20)));
+    {
+        TcpSeg t;
+        t.sport = 1234;
+        t.dport = 8081;
+        t.seq = 1;
+        t.flags = SYN;
+        inject_tcp(t);
+    }
+    inject_ip(udp(kPeerIp, 0x0a000009, 6000, 5000, pattern(20)));
+    inject_ip(ipv4(kPeerIp, kStackIp, 99, pattern(30)));
+    inject_raw(eth(kStackMac, kPeerMac, 0x86dd, pattern(60)));
+    inject_ip(ipv4(kPeerIp, kStackIp, 17, pattern(4)));
+    EXPECT_EQ(counts(), P(9, 3));
+    std::vector<Pkt> v = drain();
+    ASSERT_EQ(v.size(), 3u);  // port unreachable, RST, protocol unreachable
+    // Still fine afterwards.
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 10);
+    EXPECT_EQ(counts(), P(9, 3));
+}

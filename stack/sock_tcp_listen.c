@@ -1,0 +1,330 @@
+/*
+ * TCP listening sockets: listen(), the per-socket accept queues, accept(),
+ * and SO_REUSEPORT listener groups.
+ *
+ * lwIP serves one listening pcb per address:port, so the pcb belongs to a
+ * listener group (struct stk_lgroup), never to a socket. Every listening
+ * socket is a member of exactly one group; a plain listener is a group of
+ * one. A second socket listening on the same address and port joins the
+ * existing group when it and every member set SO_REUSEPORT (Linux's rule
+ * for one uid; we serve one process), and its own bound pcb is released.
+ * Each established connection goes to one member's accept queue: the one
+ * the hash of the 4-tuple names, or the next member with room when that
+ * queue is full (Linux picks by hash; skipping full members only avoids a
+ * needless refusal). Each member keeps its own backlog, readiness and
+ * accept. Closing a member resets the connections queued on it (Linux
+ * without tcp_migrate_req) and leaves the others listening; the lwIP pcb
+ * is closed with the last member.
+ *
+ * Accept queue limit: lwIP's 8-bit listen backlog is used as the room
+ * left in the group's queues (each member: Linux's backlog+1 established
+ * connections, counting those still in SYN_RCVD), so SYNs are refused, not
+ * answered, while every queue is full and clients retry, as on Linux.
+ *
+ * The pcb's callback arg is the group, and lwIP copies it into the pcbs of
+ * handshakes in progress; after the group's pcb is closed lwIP clears
+ * their listener pointer and never calls accept with it again.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+
+#include "stats.h"
+#include "stk_hooks.h"
+#include "stk_priv.h"
+#include "stk_test.h"
+
+static long group_count;
+
+long stk_test_lgroups(void)
+{
+    return group_count;
+}
+
+void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb)
+{
+    (void)lpcb;
+    RT_STAT_INC(tcp_listen_overflow);
+}
+
+static bool queue_full(const struct stk_sock *m)
+{
+    return m->accq_len > m->backlog;
+}
+
+/* lwIP refuses a SYN when its pending handshakes reach lpcb->backlog: make
+ * that the room left in the members' queues. */
+static void group_update_backlog(struct stk_lgroup *g)
+{
+    struct tcp_pcb_listen *lpcb = (struct tcp_pcb_listen *)g->lpcb;
+    const struct stk_sock *m;
+    long room = 0;
+
+    for (m = g->head; m != NULL; m = m->lg_next) {
+        if (!queue_full(m))
+            room += m->backlog + 1 - m->accq_len;
+    }
+    lpcb->backlog = (u8_t)(room > 255 ? 255 : room);
+}
+
+/* Linux's reuseport hash picks a member from the 4-tuple; this is a fixed
+ * mix (murmur3's finaliser), so the spread is deterministic. */
+static uint32_t tuple_hash(const struct tcp_pcb *pcb)
+{
+    uint32_t h = ip4_addr_get_u32(&pcb->remote_ip) * 0x9e3779b1u;
+
+    h ^= ((uint32_t)pcb->remote_port << 16 | pcb->local_port) * 0x85ebca6bu;
+    h ^= ip4_addr_get_u32(&pcb->local_ip);
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+/* The member that takes the connection: the hashed one, or the next one
+ * with room; NULL when every queue is full. */
+static struct stk_sock *group_pick(struct stk_lgroup *g,
+                                   const struct tcp_pcb *newpcb)
+{
+    struct stk_sock *m = g->head;
+    uint32_t i, start;
+
+    if (g->n == 0)
+        return NULL;
+    start = g->n > 1 ? tuple_hash(newpcb) % g->n : 0;
+    for (i = 0; i < start; i++)
+        m = m->lg_next;
+    for (i = 0; i < g->n; i++) {
+        if (!queue_full(m))
+            return m;
+        m = m->lg_next != NULL ? m->lg_next : g->head;
+    }
+    return NULL;
+}
+
+static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+{
+    struct stk_lgroup *g = arg;
+    struct stk_sock *l, *c;
+
+    if (g == NULL || err != ERR_OK || newpcb == NULL)
+        return ERR_VAL; /* lwIP aborts newpcb */
+    l = group_pick(g, newpcb);
+    if (l == NULL) {
+        RT_STAT_INC(tcp_listen_overflow);
+        return ERR_VAL;
+    }
+    c = stk__sock_alloc(SOCK_STREAM);
+    if (c == NULL)
+        return ERR_MEM;
+    c->st = STK_TCP_CONNECTED;
+    c->ever_connected = c->connect_reported = c->bound = true;
+    c->reuseaddr = l->reuseaddr;
+    c->reuseport = l->reuseport;
+    c->keepalive = l->keepalive;
+    c->keepidle = l->keepidle;
+    c->keepintvl = l->keepintvl;
+    c->keepcnt = l->keepcnt;
+    c->nodelay = l->nodelay;
+    c->linger_on = l->linger_on;
+    c->linger_sec = l->linger_sec;
+    c->sndbuf = l->sndbuf;
+    c->rcvbuf = l->rcvbuf;
+    c->snd_limit = l->snd_limit;
+    c->rcv_limit = l->rcv_limit;
+    c->bind_ip = ip4_addr_get_u32(&newpcb->local_ip);
+    c->bind_port = newpcb->local_port;
+    c->peer_ip = ip4_addr_get_u32(&newpcb->remote_ip);
+    c->peer_port = newpcb->remote_port;
+    stk__tcp_attach(c, newpcb);
+    stk__tcp_apply_opts(c);
+    stk__tcp_window_clamp(c);
+    c->listener = l;
+    if (l->accq_tail != NULL)
+        l->accq_tail->acc_next = c;
+    else
+        l->accq_head = c;
+    l->accq_tail = c;
+    l->accq_len++;
+    group_update_backlog(g);
+    stk__changed(l, true);
+    return ERR_OK;
+}
+
+/* The group s may join on its address and port (*out, NULL for a new
+ * one), or -EADDRINUSE. Linux: listeners on overlapping addresses coexist
+ * only when all of them set SO_REUSEPORT; those on the very same address
+ * share the connections, a specific address beats the wildcard. */
+static int find_group(const struct stk_sock *s, uint16_t port,
+                      struct stk_lgroup **out)
+{
+    struct tcp_pcb *l;
+
+    *out = NULL;
+    for (l = tcp_listen_pcbs.pcbs; l != NULL; l = l->next) {
+        uint32_t lip = ip4_addr_get_u32(&l->local_ip);
+        struct stk_lgroup *g = l->callback_arg;
+        const struct stk_sock *m;
+
+        if (l->local_port != port ||
+            !(lip == 0 || s->bind_ip == 0 || lip == s->bind_ip))
+            continue;
+        if (g == NULL || !s->reuseport)
+            return -EADDRINUSE;
+        for (m = g->head; m != NULL; m = m->lg_next) {
+            if (!m->reuseport)
+                return -EADDRINUSE;
+        }
+        if (lip == s->bind_ip)
+            *out = g;
+    }
+    return 0;
+}
+
+static void group_add(struct stk_lgroup *g, struct stk_sock *s)
+{
+    struct stk_sock **pp = &g->head;
+
+    while (*pp != NULL)
+        pp = &(*pp)->lg_next;
+    *pp = s;
+    s->lg_next = NULL;
+    s->lgrp = g;
+    g->n++;
+}
+
+/* A new group around a fresh lwIP listening pcb made from s's bound pcb. */
+static int group_create(struct stk_sock *s, struct stk_lgroup **out)
+{
+    struct stk_lgroup *g = calloc(1, sizeof(*g));
+    struct tcp_pcb *pcb, *lpcb;
+    err_t e = ERR_OK;
+
+    if (g == NULL)
+        return -ENOMEM;
+    /* tcp_listen frees the original pcb: unhook it first so the destroy
+     * callback does not report the socket closed. */
+    pcb = stk__tcp_detach(s);
+    lpcb = tcp_listen_with_backlog_and_err(pcb, 255, &e);
+    if (lpcb == NULL) {
+        stk__tcp_attach(s, pcb);
+        free(g);
+        return stk_err_to_errno(e);
+    }
+    g->lpcb = lpcb;
+    tcp_arg(lpcb, g);
+    tcp_accept(lpcb, cb_accept);
+    group_count++;
+    *out = g;
+    return 0;
+}
+
+int stk__tcp_listen(struct stk_sock *s, int backlog)
+{
+    struct stk_lgroup *g;
+    struct tcp_pcb *pcb;
+    err_t e;
+    int rc;
+
+    if ((unsigned int)backlog > STK_SOMAXCONN)
+        backlog = STK_SOMAXCONN;
+    if (s->st == STK_TCP_LISTEN) {
+        s->backlog = backlog;
+        group_update_backlog(s->lgrp);
+        return 0;
+    }
+    if (s->st != STK_TCP_CLOSED || s->connecting || s->ever_connected)
+        return -EINVAL;
+    if (s->pcb.tcp == NULL && (rc = stk__tcp_fresh_pcb(s)) < 0)
+        return rc;
+    pcb = s->pcb.tcp;
+    if (!s->bound) {
+        stk__tcp_apply_opts(s);
+        e = tcp_bind(pcb, IP4_ADDR_ANY4, 0);
+        if (e != ERR_OK)
+            return stk_err_to_errno(e);
+        s->bound = true;
+        s->bind_ip = 0;
+        s->bind_port = pcb->local_port;
+    }
+    if ((rc = find_group(s, pcb->local_port, &g)) < 0)
+        return rc;
+    if (g == NULL) {
+        if ((rc = group_create(s, &g)) < 0)
+            return rc;
+    } else {
+        /* The group's pcb serves this socket too; its own bound pcb
+         * (CLOSED, never connected) is freed at once by tcp_close. */
+        tcp_close(stk__tcp_detach(s));
+    }
+    group_add(g, s);
+    s->st = STK_TCP_LISTEN;
+    s->backlog = backlog;
+    group_update_backlog(g);
+    stk__changed(s, false);
+    return 0;
+}
+
+int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
+                    struct sockaddr *addr, socklen_t *len)
+{
+    struct stk_sock *c;
+
+    if (s->st != STK_TCP_LISTEN)
+        return -EINVAL;
+    c = s->accq_head;
+    if (c == NULL)
+        return -EAGAIN;
+    s->accq_head = c->acc_next;
+    if (s->accq_head == NULL)
+        s->accq_tail = NULL;
+    s->accq_len--;
+    c->acc_next = NULL;
+    c->listener = NULL;
+    group_update_backlog(s->lgrp);
+    RT_STAT_INC(tcp_accept);
+    stk__addr_out(c->peer_ip, c->peer_port, addr, len);
+    *out = c;
+    stk__changed(s, false);
+    return 0;
+}
+
+void stk__tcp_unlisten(struct stk_sock *s)
+{
+    struct stk_lgroup *g = s->lgrp;
+    struct stk_sock *c, **pp;
+
+    /* Linux resets the connections nobody accepted. */
+    while ((c = s->accq_head) != NULL) {
+        s->accq_head = c->acc_next;
+        stk__tcp_abort(c);
+        stk__sock_free(c);
+    }
+    s->accq_tail = NULL;
+    s->accq_len = 0;
+    if (g == NULL)
+        return;
+    for (pp = &g->head; *pp != NULL; pp = &(*pp)->lg_next) {
+        if (*pp == s) {
+            *pp = s->lg_next;
+            g->n--;
+            break;
+        }
+    }
+    s->lg_next = NULL;
+    s->lgrp = NULL;
+    if (g->head != NULL) {
+        group_update_backlog(g);
+        return;
+    }
+    tcp_arg(g->lpcb, NULL);
+    tcp_accept(g->lpcb, NULL);
+    tcp_close(g->lpcb);
+    free(g);
+    group_count--;
+}
