@@ -12,49 +12,12 @@
 
 #include "lwip/ip4_addr.h"
 
+#include "siphash.h"
 #include "stk_hooks.h"
 #include "stk_priv.h"
 
 static uint64_t isn_key[2];
 static bool isn_keyed;
-
-#define ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define SIPROUND                                                          \
-    do {                                                                  \
-        v0 += v1; v1 = ROTL64(v1, 13); v1 ^= v0; v0 = ROTL64(v0, 32);     \
-        v2 += v3; v3 = ROTL64(v3, 16); v3 ^= v2;                          \
-        v0 += v3; v3 = ROTL64(v3, 21); v3 ^= v0;                          \
-        v2 += v1; v1 = ROTL64(v1, 17); v1 ^= v2; v2 = ROTL64(v2, 32);     \
-    } while (0)
-
-/* SipHash-2-4 of a message of whole 64-bit words (len8 words). */
-static uint64_t siphash24(const uint64_t key[2], const uint64_t *m,
-                          size_t len8)
-{
-    uint64_t v0 = 0x736f6d6570736575ull ^ key[0];
-    uint64_t v1 = 0x646f72616e646f6dull ^ key[1];
-    uint64_t v2 = 0x6c7967656e657261ull ^ key[0];
-    uint64_t v3 = 0x7465646279746573ull ^ key[1];
-    uint64_t b = (uint64_t)(len8 * 8) << 56;
-    size_t i;
-
-    for (i = 0; i < len8; i++) {
-        v3 ^= m[i];
-        SIPROUND;
-        SIPROUND;
-        v0 ^= m[i];
-    }
-    v3 ^= b;
-    SIPROUND;
-    SIPROUND;
-    v0 ^= b;
-    v2 ^= 0xff;
-    SIPROUND;
-    SIPROUND;
-    SIPROUND;
-    SIPROUND;
-    return v0 ^ v1 ^ v2 ^ v3;
-}
 
 static void isn_keygen(void)
 {
@@ -77,6 +40,6 @@ uint32_t stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
     m[0] = ((uint64_t)ip4_addr_get_u32(local_ip) << 32) |
            ip4_addr_get_u32(remote_ip);
     m[1] = ((uint64_t)local_port << 16) | remote_port;
-    return (uint32_t)siphash24(isn_key, m, 2) +
+    return (uint32_t)stk__siphash(isn_key, m, 2, 2, 4) +
            (uint32_t)(stk__now_ns() >> 6);
 }

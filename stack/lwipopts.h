@@ -151,6 +151,15 @@
 /* SYN refused on a full accept queue (our patch 0001; counts it). */
 #define LWIP_HOOK_TCP_LISTEN_OVERFLOW(lpcb) stk_listen_overflow_hook(lpcb)
 #define LWIP_RAND() stk_rand() /* getrandom-seeded PRNG (sys_arch.c) */
+/* Hashed PCB lookup for tcp_input instead of walking the PCB lists
+ * (patch 0004, stack/pcb_hash.c). STK_PCB_HASH_OFF (cmake
+ * -DACCEL_PCB_HASH=OFF) builds lwIP's list walk, for comparison. */
+#ifndef STK_PCB_HASH_OFF
+#define LWIP_HOOK_TCP_PCB_REG(pcbs, pcb) stk_pcb_hash_reg((pcbs), (pcb))
+#define LWIP_HOOK_TCP_PCB_RMV(pcbs, pcb) stk_pcb_hash_rmv((pcbs), (pcb))
+#define LWIP_HOOK_TCP_PCB_LOOKUP(pcbs, after, lip, lport, rip, rport) \
+    stk_pcb_hash_lookup((pcbs), (after), (lip), (lport), (rip), (rport))
+#endif
 
 /* ---- sanity checks on our own choices ----------------------------------- */
 #if TCP_SND_QUEUELEN > 0xffff

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 struct ip4_addr;
+struct tcp_pcb;
 struct tcp_pcb_listen;
 
 /** RFC 6528 initial sequence number for a new connection (stack/isn.c):
@@ -19,5 +20,20 @@ uint32_t stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
 /** A SYN was refused because the listener's accept queue is full
  *  (patches/0001-tcp-listen-overflow-hook.patch). */
 void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb);
+
+/* Hashed TCP demultiplexing (stack/pcb_hash.c, patches/0004): pcbs, the
+ * address of one of lwIP's PCB list heads; ports in host order. */
+/** pcb was put on the list pcbs. */
+void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
+/** pcb is about to leave the list pcbs. */
+void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
+/** The next PCB of the list pcbs after `after` (NULL: the first) that
+ *  matches the 4-tuple (listen list: the local port), or NULL. */
+struct tcp_pcb *stk_pcb_hash_lookup(struct tcp_pcb **pcbs,
+                                    struct tcp_pcb *after,
+                                    const struct ip4_addr *local_ip,
+                                    uint16_t local_port,
+                                    const struct ip4_addr *remote_ip,
+                                    uint16_t remote_port);
 
 #endif /* ACCEL_STK_HOOKS_H */

@@ -6,6 +6,7 @@
 #ifndef ACCEL_STK_TEST_H
 #define ACCEL_STK_TEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -26,6 +27,19 @@ long stk_test_lgroups(void);
 
 /** lwIP assertions that failed so far (they log and continue). */
 long stk_test_asserts(void);
+
+/** The hashed PCB lookup (pcb_hash.c) is built in and in use. */
+bool stk_test_pcb_hash_enabled(void);
+/** PCBs in the lookup table (active + TIME-WAIT + listening). */
+long stk_test_pcb_hash_entries(void);
+/** Slots of the lookup table (0 before the first PCB). */
+long stk_test_pcb_hash_slots(void);
+/** Removals of PCBs the table did not hold where expected (should be 0). */
+long stk_test_pcb_hash_anomalies(void);
+/** 0 when every PCB on lwIP's active, TIME-WAIT and listen lists is found
+ *  by a lookup of its own key and the table holds nothing else; negative
+ *  otherwise (-1 active, -2 TIME-WAIT, -3 listen, -4 extra entries). */
+int stk_test_pcb_hash_check(void);
 
 #ifdef __cplusplus
 }

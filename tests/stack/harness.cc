@@ -202,6 +202,7 @@ void Lab::TearDown() {
     // give up after ~50 min of virtual time, TIME_WAIT expires): the lwIP
     // heap is back to what the
     // stack held right after init (its cyclic timers).
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0) << "PCB lookup table out of step";
     close_all();
     for (int i = 0; i < 7200 && stk_test_mem_blocks() != base_blocks_; i++) {
         advance(1000);
@@ -212,6 +213,9 @@ void Lab::TearDown() {
     EXPECT_EQ(stk_test_lgroups(), 0) << "listener groups left";
     EXPECT_EQ(stk_test_mem_blocks(), base_blocks_) << "lwIP heap blocks left";
     EXPECT_EQ(stk_test_asserts(), 0) << "lwIP assertions failed";
+    EXPECT_EQ(stk_test_pcb_hash_entries(), 0) << "PCB lookup entries left";
+    EXPECT_EQ(stk_test_pcb_hash_anomalies(), 0) << "PCB lookup removals missed";
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0) << "PCB lookup table out of step";
 }
 
 void Lab::advance(uint32_t ms) {

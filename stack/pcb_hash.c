@@ -1,0 +1,324 @@
+/*
+ * Hashed demultiplexing for lwIP's TCP input. lwIP keeps its TCP PCBs in
+ * singly linked lists and tcp_input walks them for every segment: active
+ * connections, then TIME-WAIT, then listeners; at thousands of
+ * connections that walk is the cost of a segment. Patch 0004 gives us
+ * three hooks: a PCB joins a list (after TCP_REG), a PCB leaves one
+ * (before TCP_RMV, and where tcp_slowtmr unlinks by hand), and tcp_input
+ * asks for the PCBs of a list that may match the segment. This file keeps
+ * one open-addressing table over the three lists and answers those
+ * questions; the lists themselves stay lwIP's, untouched.
+ *
+ * Keys: a connection (active or TIME-WAIT list) by its 4-tuple, a listener
+ * by its local port alone (tcp_input then picks the specific address
+ * before the wildcard among them, as it always did). Each slot holds the
+ * PCB, its list and the 32-bit hash, so probing compares slot words and
+ * dereferences only the PCB that matches. The hash is SipHash-1-3 keyed
+ * with getrandom() bytes: a peer choosing its addresses and ports cannot
+ * aim them at one run of slots without the key.
+ *
+ * The table is linear probing over a power-of-two array kept at most half
+ * full (it doubles at half, halves below an eighth, never under
+ * PH_MIN_SLOTS), deletion shifts later entries back, so there are no
+ * tombstones and a lookup stops at the first empty slot. Memory comes from
+ * malloc (16 bytes a slot: 2 MB at 65k connections). If it cannot grow
+ * when full, the table is dropped for good and lookups walk lwIP's lists
+ * (without the move-to-front lwIP did): slower, never wrong.
+ *
+ * lwIP never has two PCBs with the same 4-tuple on the active and
+ * TIME-WAIT lists (tcp_connect refuses it, tcp_listen_input only runs when
+ * both lookups failed) nor two listeners with the same address and port,
+ * so at most one candidate of a list matches: the order in which
+ * candidates come cannot change which PCB tcp_input takes.
+ *
+ * Calls come from lwIP with the stack lock held; nothing here blocks.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+
+#include "log.h"
+#include "siphash.h"
+#include "stk_hooks.h"
+#include "stk_priv.h"
+#include "stk_test.h"
+
+#define PH_MIN_SLOTS 1024u /* 16 KB: the table's size when (nearly) empty */
+
+enum ph_list { PH_NONE = 0, PH_ACTIVE, PH_TW, PH_LISTEN };
+
+struct ph_slot {
+    uint32_t hash;
+    uint32_t list;       /* enum ph_list */
+    struct tcp_pcb *pcb; /* NULL: empty */
+};
+
+static struct {
+    struct ph_slot *v;
+    uint32_t mask;      /* slots - 1; 0 while v is NULL */
+    uint32_t count;
+    uint64_t key[2];
+    bool keyed;
+    bool failed;        /* out of memory once: lookups walk the lists */
+    long anomalies;     /* removals of PCBs the table did not hold */
+} ph;
+
+static enum ph_list list_of(struct tcp_pcb **pcbs)
+{
+    if (pcbs == &tcp_active_pcbs)
+        return PH_ACTIVE;
+    if (pcbs == &tcp_tw_pcbs)
+        return PH_TW;
+    if (pcbs == &tcp_listen_pcbs.pcbs)
+        return PH_LISTEN;
+    return PH_NONE; /* tcp_bound_pcbs: never searched by tcp_input */
+}
+
+static void keygen(void)
+{
+    if (getrandom(ph.key, sizeof(ph.key), 0) != (ssize_t)sizeof(ph.key)) {
+        ph.key[0] = ((uint64_t)stk_rand() << 32) | stk_rand();
+        ph.key[1] = ((uint64_t)stk_rand() << 32) | stk_rand();
+    }
+    ph.keyed = true;
+}
+
+/* Addresses in network order, ports in host order (as in the PCB). For a
+ * listener only the port counts: lip, rip and rport are 0. */
+static uint32_t hash4(uint32_t lip, uint16_t lport, uint32_t rip,
+                      uint16_t rport)
+{
+    uint64_t m[2];
+
+    m[0] = ((uint64_t)lip << 32) | rip;
+    m[1] = ((uint64_t)lport << 16) | rport;
+    return (uint32_t)stk__siphash(ph.key, m, 2, 1, 3);
+}
+
+static uint32_t hash_pcb(const struct tcp_pcb *pcb, enum ph_list list)
+{
+    if (list == PH_LISTEN)
+        return hash4(0, pcb->local_port, 0, 0);
+    return hash4(ip4_addr_get_u32(&pcb->local_ip), pcb->local_port,
+                 ip4_addr_get_u32(&pcb->remote_ip), pcb->remote_port);
+}
+
+/* Place every entry of old (nold slots) into a fresh table of n slots.
+ * False (old table kept) when malloc fails. */
+static bool rehash(uint32_t n)
+{
+    struct ph_slot *v = calloc(n, sizeof(*v));
+    struct ph_slot *old = ph.v;
+    uint32_t nold = ph.v ? ph.mask + 1 : 0;
+    uint32_t i, j;
+
+    if (v == NULL)
+        return false;
+    for (i = 0; i < nold; i++) {
+        if (old[i].pcb == NULL)
+            continue;
+        for (j = old[i].hash & (n - 1); v[j].pcb != NULL; j = (j + 1) & (n - 1))
+            ;
+        v[j] = old[i];
+    }
+    free(old);
+    ph.v = v;
+    ph.mask = n - 1;
+    return true;
+}
+
+/* Give up on the table (out of memory with no free slot left). */
+static void fail_over(void)
+{
+    free(ph.v);
+    ph.v = NULL;
+    ph.mask = 0;
+    ph.count = 0;
+    ph.failed = true;
+    RT_ERR("stack", "pcb_hash: out of memory growing the connection table; "
+                    "TCP input walks lwIP's lists from now on");
+}
+
+void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
+{
+    enum ph_list list = list_of(pcbs);
+    uint32_t h, i, slots;
+
+    if (list == PH_NONE || ph.failed)
+        return;
+    if (!ph.keyed)
+        keygen();
+    slots = ph.v ? ph.mask + 1 : 0;
+    if ((ph.count + 1) * 2 > slots) {
+        uint32_t want = slots ? slots * 2 : PH_MIN_SLOTS;
+        /* Growing can fail: go on more than half full while a slot stays
+         * empty (probes must end on one), else walk the lists. */
+        if (want == 0 || !rehash(want)) {
+            if (ph.count + 1 >= slots) {
+                fail_over();
+                return;
+            }
+        }
+    }
+    h = hash_pcb(pcb, list);
+    for (i = h & ph.mask; ph.v[i].pcb != NULL; i = (i + 1) & ph.mask)
+        ;
+    ph.v[i].hash = h;
+    ph.v[i].list = list;
+    ph.v[i].pcb = pcb;
+    ph.count++;
+}
+
+/* Empty slot i and move back the entries of its run that may live there
+ * (linear probing deletion without tombstones, Knuth 6.4 algorithm R). */
+static void erase(uint32_t i)
+{
+    uint32_t j = i, home;
+
+    for (;;) {
+        j = (j + 1) & ph.mask;
+        if (ph.v[j].pcb == NULL)
+            break;
+        home = ph.v[j].hash & ph.mask;
+        /* Entry j may move to i unless its home lies cyclically in (i, j]. */
+        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+            continue;
+        ph.v[i] = ph.v[j];
+        i = j;
+    }
+    ph.v[i].pcb = NULL;
+    ph.count--;
+}
+
+void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
+{
+    enum ph_list list = list_of(pcbs);
+    uint32_t i, n;
+
+    if (list == PH_NONE || ph.failed)
+        return;
+    if (ph.v != NULL) {
+        for (i = hash_pcb(pcb, list) & ph.mask; ph.v[i].pcb != NULL;
+             i = (i + 1) & ph.mask) {
+            if (ph.v[i].pcb == pcb)
+                goto found;
+        }
+        /* Not where its 4-tuple says: lwIP changed the tuple of a listed
+         * PCB, or removes one it never listed. Never leave it behind. */
+        for (i = 0; i <= ph.mask; i++) {
+            if (ph.v[i].pcb == pcb) {
+                ph.anomalies++;
+                goto found;
+            }
+        }
+    }
+    ph.anomalies++;
+    return;
+found:
+    erase(i);
+    n = ph.mask + 1;
+    if (n > PH_MIN_SLOTS && ph.count * 8 < n)
+        rehash(n / 2); /* on failure the larger table simply stays */
+}
+
+struct tcp_pcb *stk_pcb_hash_lookup(struct tcp_pcb **pcbs,
+                                    struct tcp_pcb *after,
+                                    const struct ip4_addr *lip,
+                                    uint16_t lport,
+                                    const struct ip4_addr *rip,
+                                    uint16_t rport)
+{
+    enum ph_list list = list_of(pcbs);
+    uint32_t l = ip4_addr_get_u32(lip), r = ip4_addr_get_u32(rip);
+    bool passed = after == NULL;
+    struct ph_slot *s;
+    uint32_t h, i;
+
+    if (ph.failed || list == PH_NONE)
+        return after != NULL ? after->next : *pcbs;
+    if (ph.v == NULL)
+        return NULL;
+    h = list == PH_LISTEN ? hash4(0, lport, 0, 0) : hash4(l, lport, r, rport);
+    for (i = h & ph.mask;; i = (i + 1) & ph.mask) {
+        s = &ph.v[i];
+        if (s->pcb == NULL)
+            return NULL;
+        if (s->hash != h || s->list != (uint32_t)list)
+            continue;
+        if (!passed) {
+            passed = s->pcb == after;
+            continue;
+        }
+        if (s->pcb->local_port != lport)
+            continue;
+        if (list == PH_LISTEN ||
+            (s->pcb->remote_port == rport &&
+             ip4_addr_get_u32(&s->pcb->remote_ip) == r &&
+             ip4_addr_get_u32(&s->pcb->local_ip) == l))
+            return s->pcb;
+    }
+}
+
+/* ---- test hooks (stk_test.h) ------------------------------------------- */
+
+bool stk_test_pcb_hash_enabled(void)
+{
+#ifdef LWIP_HOOK_TCP_PCB_LOOKUP
+    return !ph.failed;
+#else
+    return false;
+#endif
+}
+
+long stk_test_pcb_hash_entries(void)
+{
+    return ph.count;
+}
+
+long stk_test_pcb_hash_slots(void)
+{
+    return ph.v ? (long)ph.mask + 1 : 0;
+}
+
+long stk_test_pcb_hash_anomalies(void)
+{
+    return ph.anomalies;
+}
+
+/* Is pcb in the table under list, where a lookup of its key finds it? */
+static bool indexed(struct tcp_pcb *pcb, enum ph_list list)
+{
+    struct tcp_pcb *c = NULL;
+    ip4_addr_t lip = pcb->local_ip, rip = pcb->remote_ip;
+    struct tcp_pcb **pcbs = list == PH_ACTIVE ? &tcp_active_pcbs
+                            : list == PH_TW   ? &tcp_tw_pcbs
+                                              : &tcp_listen_pcbs.pcbs;
+
+    do {
+        c = stk_pcb_hash_lookup(pcbs, c, &lip, pcb->local_port, &rip,
+                                pcb->remote_port);
+    } while (c != NULL && c != pcb);
+    return c == pcb;
+}
+
+int stk_test_pcb_hash_check(void)
+{
+    struct tcp_pcb *p;
+    long n = 0;
+
+    if (!stk_test_pcb_hash_enabled())
+        return 0;
+    for (p = tcp_active_pcbs; p != NULL; p = p->next, n++)
+        if (!indexed(p, PH_ACTIVE))
+            return -1;
+    for (p = tcp_tw_pcbs; p != NULL; p = p->next, n++)
+        if (!indexed(p, PH_TW))
+            return -2;
+    for (p = tcp_listen_pcbs.pcbs; p != NULL; p = p->next, n++)
+        if (!indexed(p, PH_LISTEN))
+            return -3;
+    return n == (long)ph.count ? 0 : -4;
+}
