@@ -33,8 +33,8 @@
 #include "rt.h"
 
 #define EP_MAX_EVENTS ((int)(INT_MAX / sizeof(struct epoll_event)))
-#define EXCL_OK_BITS                                                       \
-    (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET |     \
+#define EXCL_OK_BITS                                                           \
+    (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET |        \
      EPOLLEXCLUSIVE)
 #define FLAG_BITS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
 
@@ -53,8 +53,8 @@ struct pl_ep_item {
 
 struct pl_epoll {
     struct pl_fd hdr;
-    int epfd;    /* last number the application used for it */
-    int shadow;  /* -1 until the first socket is added */
+    int epfd;   /* last number the application used for it */
+    int shadow; /* -1 until the first socket is added */
     struct pl_ep_item *head;
     int nitems;
     bool toggle;
@@ -164,8 +164,7 @@ pl_ep_is_plain(const struct pl_epoll *ep)
 }
 
 int
-pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd,
-          struct epoll_event *ev)
+pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
 {
     struct epoll_event kev = {.data.fd = fd};
     struct pl_ep_item *it;

@@ -29,14 +29,13 @@ int pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd,
 
 /** epoll_wait/epoll_pwait/epoll_pwait2 on a tracked instance; timeout_ns
  *  < 0 waits forever. */
-int pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs,
-               int max, int64_t timeout_ns, const sigset_t *mask);
+int pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
+               int64_t timeout_ns, const sigset_t *mask);
 
 static inline struct pl_epoll *
 pl_epoll_of(struct pl_fd *f)
 {
-    return (f != NULL && f->kind == PL_FD_EPOLL) ? (struct pl_epoll *)f
-                                                 : NULL;
+    return (f != NULL && f->kind == PL_FD_EPOLL) ? (struct pl_epoll *)f : NULL;
 }
 
 /** True when the instance has never held a socket of ours (its waits are

@@ -43,9 +43,9 @@ enum pl_fd_kind {
 
 /** Common header of every object the table points to. */
 struct pl_fd {
-    int refs;                           /* __atomic builtins only */
-    int kind;                           /* enum pl_fd_kind */
-    void (*destroy)(struct pl_fd *f);   /* last reference gone */
+    int refs;                         /* __atomic builtins only */
+    int kind;                         /* enum pl_fd_kind */
+    void (*destroy)(struct pl_fd *f); /* last reference gone */
 };
 
 /** Initialise the header with one reference (the creator's). */
@@ -86,8 +86,7 @@ struct pl_fd *pl_fdt_remove(int fd);
 
 /** Call fn for every installed entry (no reference taken; only for the
  *  single-threaded child after fork or for tests). */
-void pl_fdt_foreach(void (*fn)(int fd, struct pl_fd *f, void *arg),
-                    void *arg);
+void pl_fdt_foreach(void (*fn)(int fd, struct pl_fd *f, void *arg), void *arg);
 
 /** In a child after fork: release slot locks held by threads that no
  *  longer exist. */

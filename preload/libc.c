@@ -49,13 +49,13 @@ pl_libc_resolve_all(void)
 {
     int rc = 0;
 
-#define RESOLVE(name, required)                                            \
-    do {                                                                   \
-        if (pl__libc_resolve_one(#name, (void **)&pl_libc.name) == NULL && \
-            (required)) {                                                  \
-            report_missing(#name);                                         \
-            rc = -ENOENT;                                                  \
-        }                                                                  \
+#define RESOLVE(name, required)                                                \
+    do {                                                                       \
+        if (pl__libc_resolve_one(#name, (void **)&pl_libc.name) == NULL &&     \
+            (required)) {                                                      \
+            report_missing(#name);                                             \
+            rc = -ENOENT;                                                      \
+        }                                                                      \
     } while (0)
 #define PL_SYM(ret, name, params, args) RESOLVE(name, 1);
 #define PL_SYM_BASIC(ret, name, params, args, alias) RESOLVE(name, 1);

@@ -59,46 +59,46 @@ extern int __close(int fd);
 
 #define PL_LIBC_LOAD(name) __atomic_load_n(&pl_libc.name, __ATOMIC_ACQUIRE)
 
-#define PL_SYM(ret, name, params, args)                                    \
-    static inline ret libc_##name params                                   \
-    {                                                                      \
-        __typeof__(pl_libc.name) fn = PL_LIBC_LOAD(name);                  \
-        if (__builtin_expect(fn == NULL, 0)) {                             \
-            fn = (__typeof__(fn))pl__libc_resolve_one(                     \
-                #name, (void **)&pl_libc.name);                            \
-            if (fn == NULL) {                                              \
-                errno = ENOSYS;                                            \
-                return (ret)-1;                                            \
-            }                                                              \
-        }                                                                  \
-        return fn args;                                                    \
+#define PL_SYM(ret, name, params, args)                                        \
+    static inline ret libc_##name params                                       \
+    {                                                                          \
+        __typeof__(pl_libc.name) fn = PL_LIBC_LOAD(name);                      \
+        if (__builtin_expect(fn == NULL, 0)) {                                 \
+            fn = (__typeof__(fn))pl__libc_resolve_one(#name,                   \
+                                                      (void **)&pl_libc.name); \
+            if (fn == NULL) {                                                  \
+                errno = ENOSYS;                                                \
+                return (ret)-1;                                                \
+            }                                                                  \
+        }                                                                      \
+        return fn args;                                                        \
     }
 #define PL_SYM_OPT(ret, name, params, args) PL_SYM(ret, name, params, args)
-#define PL_SYM_BASIC(ret, name, params, args, alias)                       \
-    static inline ret libc_##name params                                   \
-    {                                                                      \
-        __typeof__(pl_libc.name) fn = PL_LIBC_LOAD(name);                  \
-        if (__builtin_expect(fn == NULL, 0)) {                             \
-            fn = (__typeof__(fn))pl__libc_resolve_one(                     \
-                #name, (void **)&pl_libc.name);                            \
-            if (fn == NULL)                                                \
-                fn = alias;                                                \
-        }                                                                  \
-        return fn args;                                                    \
+#define PL_SYM_BASIC(ret, name, params, args, alias)                           \
+    static inline ret libc_##name params                                       \
+    {                                                                          \
+        __typeof__(pl_libc.name) fn = PL_LIBC_LOAD(name);                      \
+        if (__builtin_expect(fn == NULL, 0)) {                                 \
+            fn = (__typeof__(fn))pl__libc_resolve_one(#name,                   \
+                                                      (void **)&pl_libc.name); \
+            if (fn == NULL)                                                    \
+                fn = alias;                                                    \
+        }                                                                      \
+        return fn args;                                                        \
     }
-#define PL_SYM_VA(ret, name, fixed, fparams, fargs)                        \
-    static inline ret libc_##name fparams                                  \
-    {                                                                      \
-        __typeof__(pl_libc.name) fn = PL_LIBC_LOAD(name);                  \
-        if (__builtin_expect(fn == NULL, 0)) {                             \
-            fn = (__typeof__(fn))pl__libc_resolve_one(                     \
-                #name, (void **)&pl_libc.name);                            \
-            if (fn == NULL) {                                              \
-                errno = ENOSYS;                                            \
-                return (ret)-1;                                            \
-            }                                                              \
-        }                                                                  \
-        return fn fargs;                                                   \
+#define PL_SYM_VA(ret, name, fixed, fparams, fargs)                            \
+    static inline ret libc_##name fparams                                      \
+    {                                                                          \
+        __typeof__(pl_libc.name) fn = PL_LIBC_LOAD(name);                      \
+        if (__builtin_expect(fn == NULL, 0)) {                                 \
+            fn = (__typeof__(fn))pl__libc_resolve_one(#name,                   \
+                                                      (void **)&pl_libc.name); \
+            if (fn == NULL) {                                                  \
+                errno = ENOSYS;                                                \
+                return (ret)-1;                                                \
+            }                                                                  \
+        }                                                                      \
+        return fn fargs;                                                       \
     }
 #include "intercept.def"
 #undef PL_SYM

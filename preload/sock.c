@@ -35,8 +35,8 @@ bool
 pl_sock_live(const struct pl_sock *s)
 {
     return pl_sock_state(s) == PL_SOCK_ACCEL &&
-           s->epoch == atomic_load_explicit(&pl_fork_epoch,
-                                            memory_order_relaxed);
+           s->epoch ==
+               atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed);
 }
 
 static bool
@@ -148,8 +148,9 @@ kernel_nonblock(int fd, bool on)
     if (fl < 0)
         return;
     if (on != !!(fl & O_NONBLOCK))
-        libc_fcntl(fd, F_SETFL,
-                   (unsigned long)(on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK)));
+        libc_fcntl(
+            fd, F_SETFL,
+            (unsigned long)(on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK)));
 }
 
 int

@@ -50,15 +50,15 @@ struct pl_opt {
 struct pl_sock {
     struct pl_fd hdr;
     pthread_mutex_t mu;
-    int type;                  /* SOCK_STREAM or SOCK_DGRAM */
-    atomic_int state;          /* enum pl_sock_state */
-    struct stk_sock *stk;      /* set once, before state = ACCEL */
-    unsigned int epoch;        /* pl_fork_epoch when accelerated */
-    atomic_bool nonblock;      /* O_NONBLOCK of the open file */
-    atomic_bool kside;         /* kernel socket bound to our port on ANY */
-    atomic_bool klisten;       /* ... and listening */
-    _Atomic int64_t rcvtimeo;  /* SO_RCVTIMEO in ns, 0 = none */
-    _Atomic int64_t sndtimeo;  /* SO_SNDTIMEO in ns, 0 = none */
+    int type;                 /* SOCK_STREAM or SOCK_DGRAM */
+    atomic_int state;         /* enum pl_sock_state */
+    struct stk_sock *stk;     /* set once, before state = ACCEL */
+    unsigned int epoch;       /* pl_fork_epoch when accelerated */
+    atomic_bool nonblock;     /* O_NONBLOCK of the open file */
+    atomic_bool kside;        /* kernel socket bound to our port on ANY */
+    atomic_bool klisten;      /* ... and listening */
+    _Atomic int64_t rcvtimeo; /* SO_RCVTIMEO in ns, 0 = none */
+    _Atomic int64_t sndtimeo; /* SO_SNDTIMEO in ns, 0 = none */
     int nopts;
     struct pl_opt opts[PL_OPT_MAX];
     struct pl_ep_item *ep_items; /* epoll memberships (epoll lock) */
@@ -104,8 +104,8 @@ int pl_sock_accelerate(struct pl_sock *s, int fd);
 void pl_sock_to_kernel(struct pl_sock *s, int fd);
 
 /** Record a kernel-accepted option for replay (s->mu held). */
-void pl_sock_record_opt(struct pl_sock *s, int level, int name,
-                        const void *val, socklen_t len);
+void pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
+                        socklen_t len);
 
 /** O_NONBLOCK changed by the application (F_SETFL / FIONBIO). Applies it
  *  to the kernel socket when that is what the application observes. */

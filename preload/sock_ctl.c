@@ -49,8 +49,10 @@ bind_kernel_side(struct pl_sock *s, int fd)
     if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
         atomic_store(&s->kside, true);
     else
-        RT_INFO("fd", "fd %d: port %u taken on the kernel (%s): served by "
-                "the stack only", fd, ntohs(sin.sin_port), strerror(errno));
+        RT_INFO("fd",
+                "fd %d: port %u taken on the kernel (%s): served by "
+                "the stack only",
+                fd, ntohs(sin.sin_port), strerror(errno));
 }
 
 /* True when the kernel socket already has a local port. */
@@ -65,8 +67,7 @@ kernel_bound(int fd)
 }
 
 int
-pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a,
-             socklen_t len)
+pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
 {
     struct pl_net net;
     enum pl_route r;
@@ -93,8 +94,7 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a,
     /* Not ours to take: the kernel decides, and the socket stays there
      * only once a bind succeeded. An UNDECIDED socket the kernel already
      * bound (autobind by an earlier send) cannot be bound again. */
-    if ((r == PL_ROUTE_ACCEL || r == PL_ROUTE_ACCEL_ANY) &&
-        kernel_bound(fd)) {
+    if ((r == PL_ROUTE_ACCEL || r == PL_ROUTE_ACCEL_ANY) && kernel_bound(fd)) {
         /* Our address is local for the application, so Linux's answer is
          * "already bound", whatever the kernel thinks of the address. */
         pthread_mutex_unlock(&s->mu);
@@ -184,8 +184,8 @@ install_accepted(struct stk_sock *ns, int flags)
     struct pl_sock *n;
     int nfd, rc;
 
-    nfd = libc_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK |
-                                   (flags & SOCK_CLOEXEC), 0);
+    nfd = libc_socket(AF_INET,
+                      SOCK_STREAM | SOCK_NONBLOCK | (flags & SOCK_CLOEXEC), 0);
     if (nfd < 0) {
         rc = -errno;
         goto fail;
@@ -211,8 +211,8 @@ fail:
 }
 
 int
-pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a,
-               socklen_t *len, int flags)
+pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
+               int flags)
 {
     struct accept_arg x = {.a = a, .len = len};
     int64_t deadline = pl_sock_deadline(s, false);
@@ -365,11 +365,9 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     if (rc < 0)
         return rc;
     pthread_mutex_lock(&s->mu);
-    if (level == SOL_SOCKET &&
-        (name == SO_RCVTIMEO || name == SO_RCVTIMEO_NEW))
+    if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_RCVTIMEO_NEW))
         atomic_store(&s->rcvtimeo, timeval_ns(val, len));
-    if (level == SOL_SOCKET &&
-        (name == SO_SNDTIMEO || name == SO_SNDTIMEO_NEW))
+    if (level == SOL_SOCKET && (name == SO_SNDTIMEO || name == SO_SNDTIMEO_NEW))
         atomic_store(&s->sndtimeo, timeval_ns(val, len));
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
         pl_sock_record_opt(s, level, name, val, len);
@@ -388,8 +386,8 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
 }
 
 int
-pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name,
-                   void *val, socklen_t *len)
+pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name, void *val,
+                   socklen_t *len)
 {
     int rc;
 
@@ -409,8 +407,8 @@ pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name,
 }
 
 int
-pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a,
-                socklen_t *len, bool peer)
+pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
+                bool peer)
 {
     int rc;
 
@@ -428,8 +426,7 @@ pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a,
 }
 
 int
-pl_sock_ioctl(struct pl_sock *s, int fd, unsigned long req,
-              unsigned long arg)
+pl_sock_ioctl(struct pl_sock *s, int fd, unsigned long req, unsigned long arg)
 {
     int *p = (int *)arg;
     int n;

@@ -111,8 +111,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         msg->msg_namelen = m.msg_namelen;
         msg->msg_controllen = m.msg_controllen;
         msg->msg_flags = m.msg_flags;
-        if (rc == -EAGAIN && s->type == SOCK_DGRAM &&
-            atomic_load(&s->kside)) {
+        if (rc == -EAGAIN && s->type == SOCK_DGRAM && atomic_load(&s->kside)) {
             ssize_t k = libc_recvmsg(fd, msg, x.flags | MSG_DONTWAIT);
 
             if (k >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
@@ -141,8 +140,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
 
 /* A datagram for a destination only the kernel reaches (loopback). */
 static ssize_t
-send_kernel_udp(struct pl_sock *s, int fd, const struct msghdr *msg,
-                int flags)
+send_kernel_udp(struct pl_sock *s, int fd, const struct msghdr *msg, int flags)
 {
     struct sockaddr_in sin;
     socklen_t len = sizeof(sin);
@@ -164,8 +162,8 @@ send_kernel_udp(struct pl_sock *s, int fd, const struct msghdr *msg,
 }
 
 ssize_t
-pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg,
-                int flags, bool *sigpipe)
+pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
+                bool *sigpipe)
 {
     size_t n = msg->msg_iovlen;
     struct iovec local[n > 0 && n <= UIO_MAXIOV ? n : 1];

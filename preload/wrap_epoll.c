@@ -146,8 +146,8 @@ epoll_pwait2(int epfd, struct epoll_event *evs, int max,
     if (ep == NULL)
         return libc_epoll_pwait2(epfd, evs, max, ts, mask);
     pl_enter(&ctx);
-    if (ts != NULL && (ts->tv_sec < 0 || ts->tv_nsec < 0 ||
-                       ts->tv_nsec >= 1000000000))
+    if (ts != NULL &&
+        (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000))
         rc = -EINVAL;
     else {
         if (ts != NULL)

@@ -219,8 +219,7 @@ ioctl(int fd, unsigned long req, ...)
     va_start(ap, req);
     arg = va_arg(ap, unsigned long);
     va_end(ap);
-    if (!pl_active() ||
-        (req != FIONBIO && req != FIONREAD && req != SIOCOUTQ))
+    if (!pl_active() || (req != FIONBIO && req != FIONREAD && req != SIOCOUTQ))
         return libc_ioctl(fd, req, arg);
     mask = req == FIONBIO ? (PL_ST_UNDECIDED | PL_ST_ACCEL) : PL_ST_ACCEL;
     s = pl_wrap_sock(fd, mask);

@@ -338,8 +338,7 @@ sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 
     if (!pl_active() || vec == NULL || vlen == 0)
         return libc_sendmmsg(fd, vec, vlen, flags);
-    s = sock_for_send(fd, vec[0].msg_hdr.msg_name,
-                      vec[0].msg_hdr.msg_namelen);
+    s = sock_for_send(fd, vec[0].msg_hdr.msg_name, vec[0].msg_hdr.msg_namelen);
     if (s == NULL)
         return libc_sendmmsg(fd, vec, vlen, flags);
     pl_enter(&ctx);

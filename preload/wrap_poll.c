@@ -109,8 +109,7 @@ block(struct pollfd *k, nfds_t nk, int ms, const sigset_t *mask)
 
 /* The mixed poll: count of ready entries or -errno. */
 static int
-mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline,
-           const sigset_t *mask)
+mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask)
 {
     struct split sp;
     int count, k, ms, rc;
@@ -140,8 +139,8 @@ mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline,
                 ev |= POLLRDNORM;
             if (ev & EPOLLOUT)
                 ev |= POLLWRNORM;
-            fds[i].revents = (short)(ev & ((uint16_t)fds[i].events |
-                                           POLLERR | POLLHUP));
+            fds[i].revents =
+                (short)(ev & ((uint16_t)fds[i].events | POLLERR | POLLHUP));
             if (fds[i].revents)
                 count++;
         }
@@ -276,8 +275,7 @@ mixed_select(int nfds, fd_set *r, fd_set *w, fd_set *e, int64_t deadline,
             short rv = p[i].revents;
 
             if (r && FD_ISSET(fd, r)) {
-                if (rv & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP |
-                          POLLERR))
+                if (rv & (POLLIN | POLLRDNORM | POLLRDBAND | POLLHUP | POLLERR))
                     count++;
                 else
                     FD_CLR(fd, r);

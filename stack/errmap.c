@@ -30,7 +30,8 @@ static const struct {
     {ERR_ARG, -EINVAL},
 };
 
-int stk_err_to_errno(int err)
+int
+stk_err_to_errno(int err)
 {
     size_t i;
 

@@ -33,12 +33,14 @@
 #define ICMP_HDR_LEN 8
 #define UDP_HDR_LEN 8
 
-static uint16_t get16(const uint8_t *p)
+static uint16_t
+get16(const uint8_t *p)
 {
     return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-static uint32_t get32n(const uint8_t *p) /* as stored: network order */
+static uint32_t
+get32n(const uint8_t *p) /* as stored: network order */
 {
     uint32_t v;
 
@@ -49,7 +51,8 @@ static uint32_t get32n(const uint8_t *p) /* as stored: network order */
 /* Linux's icmp_err_convert[] for destination unreachable: the errno, and
  * whether it is "fatal" (reported without IP_RECVERR). Code 4 (fragmentation
  * needed) gives EMSGSIZE under Linux's default IP_PMTUDISC_WANT. */
-static int unreach_errno(uint8_t code)
+static int
+unreach_errno(uint8_t code)
 {
     static const int map[16] = {
         ENETUNREACH,  /* 0 net unreachable */
@@ -74,7 +77,8 @@ static int unreach_errno(uint8_t code)
 }
 
 /* A valid IPv4 header at ip (n bytes available): its header length, or 0. */
-static unsigned int ip_hlen(const uint8_t *ip, size_t n)
+static unsigned int
+ip_hlen(const uint8_t *ip, size_t n)
 {
     unsigned int hl;
 
@@ -85,8 +89,8 @@ static unsigned int ip_hlen(const uint8_t *ip, size_t n)
 }
 
 /* The connected UDP socket that sent from lport to rip:rport. */
-static struct stk_sock *find_connected(uint32_t lip, uint16_t lport,
-                                       uint32_t rip, uint16_t rport)
+static struct stk_sock *
+find_connected(uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport)
 {
     struct udp_pcb *u;
 
@@ -96,15 +100,16 @@ static struct stk_sock *find_connected(uint32_t lip, uint16_t lport,
 
         if (s == NULL || !(u->flags & UDP_FLAGS_CONNECTED) ||
             u->local_port != lport || u->remote_port != rport ||
-            ip4_addr_get_u32(&u->remote_ip) != rip ||
-            (pl != 0 && pl != lip) || !s->udp_connected)
+            ip4_addr_get_u32(&u->remote_ip) != rip || (pl != 0 && pl != lip) ||
+            !s->udp_connected)
             continue;
         return s;
     }
     return NULL;
 }
 
-bool stk__icmp_err_input(const uint8_t *f, uint16_t len)
+bool
+stk__icmp_err_input(const uint8_t *f, uint16_t len)
 {
     const uint8_t *ip, *icmp, *in, *uh;
     unsigned int hl, ihl;
@@ -141,8 +146,8 @@ bool stk__icmp_err_input(const uint8_t *f, uint16_t len)
     if (ihl == 0 || ilen - ICMP_HDR_LEN < ihl + UDP_HDR_LEN)
         return false;
     /* Well formed: from here on the message is ours, used or not. */
-    if (err == 0 || in[9] != IP_PROTO_UDP ||
-        (get16(in + 6) & 0x1fffu) != 0 || get32n(in + 12) != stk_local_ip())
+    if (err == 0 || in[9] != IP_PROTO_UDP || (get16(in + 6) & 0x1fffu) != 0 ||
+        get32n(in + 12) != stk_local_ip())
         return true;
     uh = in + ihl;
     s = find_connected(get32n(in + 12), get16(uh), get32n(in + 16),

@@ -19,7 +19,8 @@
 static uint64_t isn_key[2];
 static bool isn_keyed;
 
-static void isn_keygen(void)
+static void
+isn_keygen(void)
 {
     if (getrandom(isn_key, sizeof(isn_key), 0) != (ssize_t)sizeof(isn_key)) {
         /* getrandom cannot fail for 16 bytes once the pool is ready; if it
@@ -30,8 +31,9 @@ static void isn_keygen(void)
     isn_keyed = true;
 }
 
-uint32_t stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
-                      const struct ip4_addr *remote_ip, uint16_t remote_port)
+uint32_t
+stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
+             const struct ip4_addr *remote_ip, uint16_t remote_port)
 {
     uint64_t m[2];
 

@@ -17,84 +17,85 @@
 #define LWIP_SOCKET 0          /* our own socket layer (stack/sock*.c) */
 #define LWIP_NETCONN 0         /* no tcpip thread, no mailboxes */
 #define LWIP_RAW 0             /* raw sockets stay on the kernel */
-#define LWIP_STATS 1           /* protocol error counters only: rx_drops.c
-                                  turns them into rt_stats drop counts */
-#define LWIP_STATS_LARGE 1     /* 32-bit counters */
+#define LWIP_STATS                                                             \
+    1                      /* protocol error counters only: rx_drops.c         \
+                              turns them into rt_stats drop counts */
+#define LWIP_STATS_LARGE 1 /* 32-bit counters */
 #define LWIP_STATS_DISPLAY 0
-#define LINK_STATS 0           /* the port layer counts frames */
-#define MEM_STATS 0            /* no per-allocation bookkeeping */
+#define LINK_STATS 0 /* the port layer counts frames */
+#define MEM_STATS 0  /* no per-allocation bookkeeping */
 #define MEMP_STATS 0
 #define SYS_STATS 0
 #define MIB2_STATS 0
-#define ETHARP_STATS 1         /* unknown ethertypes, bad ARP */
+#define ETHARP_STATS 1 /* unknown ethertypes, bad ARP */
 #define IP_STATS 1
 #define IPFRAG_STATS 1
 #define ICMP_STATS 1
 #define IGMP_STATS 1
 #define UDP_STATS 1
 #define TCP_STATS 1
-#define LWIP_NETIF_API 0       /* needs NO_SYS=0 */
+#define LWIP_NETIF_API 0                        /* needs NO_SYS=0 */
 #define LWIP_DONT_PROVIDE_BYTEORDER_FUNCTIONS 1 /* htons etc. from libc */
 
 /* ---- memory: everything from malloc, nothing preallocated --------------- */
-#define MEM_LIBC_MALLOC 1          /* lwIP heap = libc malloc */
-#define MEMP_MEM_MALLOC 1          /* pools = malloc, sized by use */
-#define MEM_ALIGNMENT 8            /* malloc returns 8-byte (or better) */
+#define MEM_LIBC_MALLOC 1              /* lwIP heap = libc malloc */
+#define MEMP_MEM_MALLOC 1              /* pools = malloc, sized by use */
+#define MEM_ALIGNMENT 8                /* malloc returns 8-byte (or better) */
 #define MEM_SIZE (64u * 1024u * 1024u) /* only bounds mem_size_t's type */
 /* Count lwIP's live heap blocks so tests can check for leaks. */
 #define mem_clib_malloc stk_mem_malloc
 #define mem_clib_free stk_mem_free
 #define mem_clib_calloc stk_mem_calloc
-#define MEMP_NUM_TCP_PCB 65535        /* 16-bit limit: >= 65k connections */
-#define MEMP_NUM_TCP_PCB_LISTEN 4096  /* listening sockets */
-#define MEMP_NUM_UDP_PCB 65535        /* UDP sockets */
-#define MEMP_NUM_TCP_SEG 65535        /* queued segments (malloc'd anyway) */
-#define MEMP_NUM_SYS_TIMEOUT 32       /* lwIP's cyclic timers + a margin */
-#define MEMP_NUM_ARP_QUEUE 256        /* packets waiting for ARP */
-#define MEMP_NUM_REASSDATA 64         /* datagrams being reassembled */
-#define MEMP_NUM_FRAG_PBUF 256        /* fragments being sent */
-#define MEMP_NUM_IGMP_GROUP 64        /* joined multicast groups */
-#define PBUF_POOL_SIZE 1024           /* only a cap: pool pbufs are malloc'd */
-#define PBUF_POOL_BUFSIZE 1536        /* one Ethernet frame */
+#define MEMP_NUM_TCP_PCB 65535       /* 16-bit limit: >= 65k connections */
+#define MEMP_NUM_TCP_PCB_LISTEN 4096 /* listening sockets */
+#define MEMP_NUM_UDP_PCB 65535       /* UDP sockets */
+#define MEMP_NUM_TCP_SEG 65535       /* queued segments (malloc'd anyway) */
+#define MEMP_NUM_SYS_TIMEOUT 32      /* lwIP's cyclic timers + a margin */
+#define MEMP_NUM_ARP_QUEUE 256       /* packets waiting for ARP */
+#define MEMP_NUM_REASSDATA 64        /* datagrams being reassembled */
+#define MEMP_NUM_FRAG_PBUF 256       /* fragments being sent */
+#define MEMP_NUM_IGMP_GROUP 64       /* joined multicast groups */
+#define PBUF_POOL_SIZE 1024          /* only a cap: pool pbufs are malloc'd */
+#define PBUF_POOL_BUFSIZE 1536       /* one Ethernet frame */
 
 /* ---- link and IP -------------------------------------------------------- */
 #define LWIP_IPV4 1
-#define LWIP_IPV6 0                 /* DPDK and lwIP ip6 headers clash */
+#define LWIP_IPV6 0 /* DPDK and lwIP ip6 headers clash */
 #define LWIP_ETHERNET 1
 #define LWIP_ARP 1
-#define ARP_TABLE_SIZE 64           /* peers on the subnet (linear search) */
-#define ARP_QUEUEING 1              /* keep first packets while resolving */
-#define ARP_QUEUE_LEN 64            /* per-entry queue bound */
+#define ARP_TABLE_SIZE 64 /* peers on the subnet (linear search) */
+#define ARP_QUEUEING 1    /* keep first packets while resolving */
+#define ARP_QUEUE_LEN 64  /* per-entry queue bound */
 #define ETHARP_SUPPORT_VLAN 0
-#define ETH_PAD_SIZE 0              /* frames are copied, no alignment trick */
-#define LWIP_ICMP 1                 /* echo replies, port unreachables */
-#define LWIP_BROADCAST_PING 0       /* Linux ignores broadcast echo by default */
+#define ETH_PAD_SIZE 0        /* frames are copied, no alignment trick */
+#define LWIP_ICMP 1           /* echo replies, port unreachables */
+#define LWIP_BROADCAST_PING 0 /* Linux ignores broadcast echo by default */
 #define LWIP_MULTICAST_PING 0
 #define LWIP_IGMP 1                 /* multicast groups (later issues) */
 #define LWIP_MULTICAST_TX_OPTIONS 1 /* required by IGMP */
 #define IP_REASSEMBLY 1             /* UDP datagrams up to 65507 bytes */
 #define IP_FRAG 1
-#define IP_REASS_MAX_PBUFS 128      /* a 64 KB datagram is 45 fragments */
-#define IP_DEFAULT_TTL 64           /* Linux's default */
-#define IP_SOF_BROADCAST 0          /* SO_BROADCAST is enforced in sock_udp.c */
+#define IP_REASS_MAX_PBUFS 128 /* a 64 KB datagram is 45 fragments */
+#define IP_DEFAULT_TTL 64      /* Linux's default */
+#define IP_SOF_BROADCAST 0     /* SO_BROADCAST is enforced in sock_udp.c */
 #define LWIP_DHCP 0
 #define LWIP_AUTOIP 0
-#define LWIP_DNS 0                  /* DNS stays on the kernel */
-#define LWIP_NETIF_LOOPBACK 1       /* traffic to our own IP loops back */
+#define LWIP_DNS 0            /* DNS stays on the kernel */
+#define LWIP_NETIF_LOOPBACK 1 /* traffic to our own IP loops back */
 #define LWIP_LOOPBACK_MAX_PBUFS 0
 #define LWIP_HAVE_LOOPIF 0
 #define LWIP_NETIF_STATUS_CALLBACK 0
 #define LWIP_NETIF_LINK_CALLBACK 0
-#define LWIP_SINGLE_NETIF 1         /* one netif: faster routing */
+#define LWIP_SINGLE_NETIF 1            /* one netif: faster routing */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF 1 /* skip checks the port offloads */
-#define LWIP_CHECKSUM_ON_COPY 1     /* checksum while copying in tcp_write */
+#define LWIP_CHECKSUM_ON_COPY 1        /* checksum while copying in tcp_write */
 
 /* ---- UDP ---------------------------------------------------------------- */
 #define LWIP_UDP 1
 #define LWIP_UDPLITE 0
 #define UDP_LOCAL_PORT_RANGE_START 32768 /* Linux ip_local_port_range */
 #define UDP_LOCAL_PORT_RANGE_END 60999
-#define UDP_ENSURE_LOCAL_PORT_RANGE(port) \
+#define UDP_ENSURE_LOCAL_PORT_RANGE(port)                                      \
     ((u16_t)(32768u + ((u32_t)(port) % (60999u - 32768u))))
 
 /* ---- TCP ---------------------------------------------------------------- */
@@ -110,28 +111,30 @@
 #define TCP_SND_QUEUELEN 4096        /* >= 2*SND_BUF/MSS, fits u16 */
 #define TCP_SNDQUEUELOWAT 2048       /* half of the queue */
 #define TCP_OVERSIZE TCP_MSS         /* fill segments in place on append */
-#define TCP_QUEUE_OOSEQ 1            /* keep out-of-order data (SACK needs it) */
-#define LWIP_TCP_SACK_OUT 1          /* generate SACK blocks */
+#define TCP_QUEUE_OOSEQ 1   /* keep out-of-order data (SACK needs it) */
+#define LWIP_TCP_SACK_OUT 1 /* generate SACK blocks */
 #define LWIP_TCP_MAX_SACK_NUM 4
-#define LWIP_TCP_TIMESTAMPS 1        /* RTTM/PAWS, as Linux */
-#define LWIP_TCP_KEEPALIVE 1         /* per-pcb TCP_KEEPIDLE/INTVL/CNT */
+#define LWIP_TCP_TIMESTAMPS 1          /* RTTM/PAWS, as Linux */
+#define LWIP_TCP_KEEPALIVE 1           /* per-pcb TCP_KEEPIDLE/INTVL/CNT */
 #define TCP_KEEPIDLE_DEFAULT 7200000UL /* Linux: 7200 s */
 #define TCP_KEEPINTVL_DEFAULT 75000UL  /* Linux: 75 s */
 #define TCP_KEEPCNT_DEFAULT 9U         /* Linux: 9 probes */
-#define TCP_TMR_INTERVAL 100         /* 100 ms fast timer: delayed ACKs and a
-                                        200 ms RTO tick, closer to Linux */
-#define TCP_MAXRTX 12                /* data retransmissions (tcp_retries2-ish) */
-#define TCP_SYNMAXRTX 6              /* Linux tcp_syn_retries */
-#define TCP_MSL 30000UL              /* TIME_WAIT = 2*MSL = 60 s, as Linux */
-#define TCP_LISTEN_BACKLOG 1         /* refuse SYNs when the accept queue is
-                                        full (limit set by sock_tcp.c) */
+#define TCP_TMR_INTERVAL                                                       \
+    100                 /* 100 ms fast timer: delayed ACKs and a               \
+                           200 ms RTO tick, closer to Linux */
+#define TCP_MAXRTX 12   /* data retransmissions (tcp_retries2-ish) */
+#define TCP_SYNMAXRTX 6 /* Linux tcp_syn_retries */
+#define TCP_MSL 30000UL /* TIME_WAIT = 2*MSL = 60 s, as Linux */
+#define TCP_LISTEN_BACKLOG                                                     \
+    1 /* refuse SYNs when the accept queue is                                  \
+         full (limit set by sock_tcp.c) */
 #define TCP_DEFAULT_LISTEN_BACKLOG 0xff /* 8-bit in lwIP */
-#define SO_REUSE 1                   /* SO_REUSEADDR/SO_REUSEPORT binds */
+#define SO_REUSE 1                      /* SO_REUSEADDR/SO_REUSEPORT binds */
 #define SO_REUSE_RXTOALL 0
-#define LWIP_TCP_PCB_NUM_EXT_ARGS 1    /* destroy callback: pcb freed -> sock */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 1 /* destroy callback: pcb freed -> sock */
 #define TCP_LOCAL_PORT_RANGE_START 32768 /* Linux ip_local_port_range */
 #define TCP_LOCAL_PORT_RANGE_END 60999
-#define TCP_ENSURE_LOCAL_PORT_RANGE(port) \
+#define TCP_ENSURE_LOCAL_PORT_RANGE(port)                                      \
     ((u16_t)(32768u + ((u32_t)(port) % (60999u - 32768u))))
 #define LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS 1 /* random start, like Linux */
 /* Initial congestion window: 10 segments, as Linux (RFC 6928,
@@ -139,14 +142,14 @@
  * overridable). Linux puts no byte cap on it (RFC 6928's 14600 bytes would
  * cut a jumbo-MTU flight to 2 segments); ours is capped by the send buffer. */
 #define STK_TCP_INIT_CWND_SEGS 10u
-#define LWIP_TCP_CALC_INITIAL_CWND(mss) \
-    ((tcpwnd_size_t)LWIP_MIN(STK_TCP_INIT_CWND_SEGS * (u32_t)(mss), \
+#define LWIP_TCP_CALC_INITIAL_CWND(mss)                                        \
+    ((tcpwnd_size_t)LWIP_MIN(STK_TCP_INIT_CWND_SEGS * (u32_t)(mss),            \
                              (u32_t)TCP_SND_BUF))
 
 /* ---- hooks and platform --------------------------------------------------*/
 #define LWIP_HOOK_FILENAME "stk_hooks.h"
 /* RFC 6528 initial sequence numbers (stack/isn.c). */
-#define LWIP_HOOK_TCP_ISN(lip, lport, rip, rport) \
+#define LWIP_HOOK_TCP_ISN(lip, lport, rip, rport)                              \
     stk_isn_hook((lip), (lport), (rip), (rport))
 /* SYN refused on a full accept queue (our patch 0001; counts it). */
 #define LWIP_HOOK_TCP_LISTEN_OVERFLOW(lpcb) stk_listen_overflow_hook(lpcb)
@@ -157,7 +160,7 @@
 #ifndef STK_PCB_HASH_OFF
 #define LWIP_HOOK_TCP_PCB_REG(pcbs, pcb) stk_pcb_hash_reg((pcbs), (pcb))
 #define LWIP_HOOK_TCP_PCB_RMV(pcbs, pcb) stk_pcb_hash_rmv((pcbs), (pcb))
-#define LWIP_HOOK_TCP_PCB_LOOKUP(pcbs, after, lip, lport, rip, rport) \
+#define LWIP_HOOK_TCP_PCB_LOOKUP(pcbs, after, lip, lport, rip, rport)          \
     stk_pcb_hash_lookup((pcbs), (after), (lip), (lport), (rip), (rport))
 #endif
 

@@ -33,7 +33,8 @@ static struct netif stk_netif;
 static struct stk_link_ops link_ops;
 static bool stk_up;
 
-static err_t link_output(struct netif *netif, struct pbuf *p)
+static err_t
+link_output(struct netif *netif, struct pbuf *p)
 {
     void *handle = NULL;
     uint8_t *buf;
@@ -47,7 +48,8 @@ static err_t link_output(struct netif *netif, struct pbuf *p)
     return ERR_OK;
 }
 
-static err_t netif_setup(struct netif *netif)
+static err_t
+netif_setup(struct netif *netif)
 {
     const struct stk_netif_cfg *cfg = netif->state;
     uint16_t chk = NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_UDP |
@@ -71,7 +73,8 @@ static err_t netif_setup(struct netif *netif)
     return ERR_OK;
 }
 
-int stk_init(const struct stk_netif_cfg *cfg)
+int
+stk_init(const struct stk_netif_cfg *cfg)
 {
     ip4_addr_t ip, mask, gw;
 
@@ -97,16 +100,16 @@ int stk_init(const struct stk_netif_cfg *cfg)
     netif_set_link_up(&stk_netif);
     netif_set_up(&stk_netif);
     stk_up = true;
-    RT_INFO("stack", "netif up: ip %u.%u.%u.%u mtu %u",
-            ip4_addr1(&ip), ip4_addr2(&ip), ip4_addr3(&ip), ip4_addr4(&ip),
-            stk_netif.mtu);
+    RT_INFO("stack", "netif up: ip %u.%u.%u.%u mtu %u", ip4_addr1(&ip),
+            ip4_addr2(&ip), ip4_addr3(&ip), ip4_addr4(&ip), stk_netif.mtu);
     return 0;
 }
 
 /* lwIP reads the fixed ARP and IPv4 headers before checking that they fit
  * (ip4_input takes the version and total length, etharp_input the whole
  * ARP header): runts from an unpadded link (veth) must stop here. */
-static bool frame_len_ok(const uint8_t *f, uint16_t len)
+static bool
+frame_len_ok(const uint8_t *f, uint16_t len)
 {
     uint16_t type;
 
@@ -120,7 +123,8 @@ static bool frame_len_ok(const uint8_t *f, uint16_t len)
     return true;
 }
 
-void stk_input(const void *frame, uint16_t len)
+void
+stk_input(const void *frame, uint16_t len)
 {
     struct pbuf *p;
 
@@ -146,7 +150,8 @@ void stk_input(const void *frame, uint16_t len)
     stk__drops_count();
 }
 
-void stk_timers(void)
+void
+stk_timers(void)
 {
     if (!stk_up)
         return;
@@ -156,7 +161,8 @@ void stk_timers(void)
     stk__drops_sync();
 }
 
-uint32_t stk_next_timer_ms(void)
+uint32_t
+stk_next_timer_ms(void)
 {
     u32_t ms;
 
@@ -168,7 +174,8 @@ uint32_t stk_next_timer_ms(void)
     return ms > 1000 ? 1000 : ms;
 }
 
-bool stk_route_ok(uint32_t addr)
+bool
+stk_route_ok(uint32_t addr)
 {
     uint32_t ip = ip4_addr_get_u32(netif_ip4_addr(&stk_netif));
     uint32_t mask = ip4_addr_get_u32(netif_ip4_netmask(&stk_netif));
@@ -184,17 +191,20 @@ bool stk_route_ok(uint32_t addr)
     return gw != 0;
 }
 
-uint32_t stk_local_ip(void)
+uint32_t
+stk_local_ip(void)
 {
     return stk_up ? ip4_addr_get_u32(netif_ip4_addr(&stk_netif)) : 0;
 }
 
-bool stk__is_local_ip(uint32_t ip)
+bool
+stk__is_local_ip(uint32_t ip)
 {
     return stk_up && ip == ip4_addr_get_u32(netif_ip4_addr(&stk_netif));
 }
 
-uint32_t stk__netif_mtu(void)
+uint32_t
+stk__netif_mtu(void)
 {
     return stk_netif.mtu;
 }

@@ -58,15 +58,16 @@ struct ph_slot {
 
 static struct {
     struct ph_slot *v;
-    uint32_t mask;      /* slots - 1; 0 while v is NULL */
+    uint32_t mask; /* slots - 1; 0 while v is NULL */
     uint32_t count;
     uint64_t key[2];
     bool keyed;
-    bool failed;        /* out of memory once: lookups walk the lists */
-    long anomalies;     /* removals of PCBs the table did not hold */
+    bool failed;    /* out of memory once: lookups walk the lists */
+    long anomalies; /* removals of PCBs the table did not hold */
 } ph;
 
-static enum ph_list list_of(struct tcp_pcb **pcbs)
+static enum ph_list
+list_of(struct tcp_pcb **pcbs)
 {
     if (pcbs == &tcp_active_pcbs)
         return PH_ACTIVE;
@@ -77,7 +78,8 @@ static enum ph_list list_of(struct tcp_pcb **pcbs)
     return PH_NONE; /* tcp_bound_pcbs: never searched by tcp_input */
 }
 
-static void keygen(void)
+static void
+keygen(void)
 {
     if (getrandom(ph.key, sizeof(ph.key), 0) != (ssize_t)sizeof(ph.key)) {
         ph.key[0] = ((uint64_t)stk_rand() << 32) | stk_rand();
@@ -88,8 +90,8 @@ static void keygen(void)
 
 /* Addresses in network order, ports in host order (as in the PCB). For a
  * listener only the port counts: lip, rip and rport are 0. */
-static uint32_t hash4(uint32_t lip, uint16_t lport, uint32_t rip,
-                      uint16_t rport)
+static uint32_t
+hash4(uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport)
 {
     uint64_t m[2];
 
@@ -98,7 +100,8 @@ static uint32_t hash4(uint32_t lip, uint16_t lport, uint32_t rip,
     return (uint32_t)stk__siphash(ph.key, m, 2, 1, 3);
 }
 
-static uint32_t hash_pcb(const struct tcp_pcb *pcb, enum ph_list list)
+static uint32_t
+hash_pcb(const struct tcp_pcb *pcb, enum ph_list list)
 {
     if (list == PH_LISTEN)
         return hash4(0, pcb->local_port, 0, 0);
@@ -108,7 +111,8 @@ static uint32_t hash_pcb(const struct tcp_pcb *pcb, enum ph_list list)
 
 /* Place every entry of old (nold slots) into a fresh table of n slots.
  * False (old table kept) when malloc fails. */
-static bool rehash(uint32_t n)
+static bool
+rehash(uint32_t n)
 {
     struct ph_slot *v = calloc(n, sizeof(*v));
     struct ph_slot *old = ph.v;
@@ -131,7 +135,8 @@ static bool rehash(uint32_t n)
 }
 
 /* Give up on the table (out of memory with no free slot left). */
-static void fail_over(void)
+static void
+fail_over(void)
 {
     free(ph.v);
     ph.v = NULL;
@@ -142,7 +147,8 @@ static void fail_over(void)
                     "TCP input walks lwIP's lists from now on");
 }
 
-void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
+void
+stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 {
     enum ph_list list = list_of(pcbs);
     uint32_t h, i, slots;
@@ -174,7 +180,8 @@ void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 
 /* Empty slot i and move back the entries of its run that may live there
  * (linear probing deletion without tombstones, Knuth 6.4 algorithm R). */
-static void erase(uint32_t i)
+static void
+erase(uint32_t i)
 {
     uint32_t j = i, home;
 
@@ -193,7 +200,8 @@ static void erase(uint32_t i)
     ph.count--;
 }
 
-void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
+void
+stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 {
     enum ph_list list = list_of(pcbs);
     uint32_t i, n;
@@ -224,12 +232,10 @@ found:
         rehash(n / 2); /* on failure the larger table simply stays */
 }
 
-struct tcp_pcb *stk_pcb_hash_lookup(struct tcp_pcb **pcbs,
-                                    struct tcp_pcb *after,
-                                    const struct ip4_addr *lip,
-                                    uint16_t lport,
-                                    const struct ip4_addr *rip,
-                                    uint16_t rport)
+struct tcp_pcb *
+stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
+                    const struct ip4_addr *lip, uint16_t lport,
+                    const struct ip4_addr *rip, uint16_t rport)
 {
     enum ph_list list = list_of(pcbs);
     uint32_t l = ip4_addr_get_u32(lip), r = ip4_addr_get_u32(rip);
@@ -254,17 +260,17 @@ struct tcp_pcb *stk_pcb_hash_lookup(struct tcp_pcb **pcbs,
         }
         if (s->pcb->local_port != lport)
             continue;
-        if (list == PH_LISTEN ||
-            (s->pcb->remote_port == rport &&
-             ip4_addr_get_u32(&s->pcb->remote_ip) == r &&
-             ip4_addr_get_u32(&s->pcb->local_ip) == l))
+        if (list == PH_LISTEN || (s->pcb->remote_port == rport &&
+                                  ip4_addr_get_u32(&s->pcb->remote_ip) == r &&
+                                  ip4_addr_get_u32(&s->pcb->local_ip) == l))
             return s->pcb;
     }
 }
 
 /* ---- test hooks (stk_test.h) ------------------------------------------- */
 
-bool stk_test_pcb_hash_enabled(void)
+bool
+stk_test_pcb_hash_enabled(void)
 {
 #ifdef LWIP_HOOK_TCP_PCB_LOOKUP
     return !ph.failed;
@@ -273,23 +279,27 @@ bool stk_test_pcb_hash_enabled(void)
 #endif
 }
 
-long stk_test_pcb_hash_entries(void)
+long
+stk_test_pcb_hash_entries(void)
 {
     return ph.count;
 }
 
-long stk_test_pcb_hash_slots(void)
+long
+stk_test_pcb_hash_slots(void)
 {
     return ph.v ? (long)ph.mask + 1 : 0;
 }
 
-long stk_test_pcb_hash_anomalies(void)
+long
+stk_test_pcb_hash_anomalies(void)
 {
     return ph.anomalies;
 }
 
 /* Is pcb in the table under list, where a lookup of its key finds it? */
-static bool indexed(struct tcp_pcb *pcb, enum ph_list list)
+static bool
+indexed(struct tcp_pcb *pcb, enum ph_list list)
 {
     struct tcp_pcb *c = NULL;
     ip4_addr_t lip = pcb->local_ip, rip = pcb->remote_ip;
@@ -304,7 +314,8 @@ static bool indexed(struct tcp_pcb *pcb, enum ph_list list)
     return c == pcb;
 }
 
-int stk_test_pcb_hash_check(void)
+int
+stk_test_pcb_hash_check(void)
 {
     struct tcp_pcb *p;
     long n = 0;

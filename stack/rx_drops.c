@@ -21,14 +21,15 @@
 #include "stats.h"
 #include "stk_priv.h"
 
-#if !LWIP_STATS || !IP_STATS || !TCP_STATS || !UDP_STATS || !ICMP_STATS ||  \
+#if !LWIP_STATS || !IP_STATS || !TCP_STATS || !UDP_STATS || !ICMP_STATS ||     \
     !ETHARP_STATS || !IPFRAG_STATS || !IGMP_STATS
 #error "rx drop accounting needs lwIP's protocol stats (lwipopts.h)"
 #endif
 
 static uint32_t seen_drops, seen_csum;
 
-static uint32_t drops_total(void)
+static uint32_t
+drops_total(void)
 {
     const struct stats_ *st = &lwip_stats;
 
@@ -39,7 +40,8 @@ static uint32_t drops_total(void)
                       st->igmp.proterr);
 }
 
-static uint32_t csum_total(void)
+static uint32_t
+csum_total(void)
 {
     const struct stats_ *st = &lwip_stats;
 
@@ -47,13 +49,15 @@ static uint32_t csum_total(void)
                       st->tcp.chkerr + st->igmp.chkerr);
 }
 
-void stk__drops_sync(void)
+void
+stk__drops_sync(void)
 {
     seen_drops = drops_total();
     seen_csum = csum_total();
 }
 
-bool stk__drops_count(void)
+bool
+stk__drops_count(void)
 {
     uint32_t d = drops_total(), c;
 

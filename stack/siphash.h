@@ -13,19 +13,28 @@
 #include <stdint.h>
 
 #define STK__ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define STK__SIPROUND                                                      \
-    do {                                                                   \
-        v0 += v1; v1 = STK__ROTL64(v1, 13); v1 ^= v0;                      \
-        v0 = STK__ROTL64(v0, 32);                                          \
-        v2 += v3; v3 = STK__ROTL64(v3, 16); v3 ^= v2;                      \
-        v0 += v3; v3 = STK__ROTL64(v3, 21); v3 ^= v0;                      \
-        v2 += v1; v1 = STK__ROTL64(v1, 17); v1 ^= v2;                      \
-        v2 = STK__ROTL64(v2, 32);                                          \
+#define STK__SIPROUND                                                          \
+    do {                                                                       \
+        v0 += v1;                                                              \
+        v1 = STK__ROTL64(v1, 13);                                              \
+        v1 ^= v0;                                                              \
+        v0 = STK__ROTL64(v0, 32);                                              \
+        v2 += v3;                                                              \
+        v3 = STK__ROTL64(v3, 16);                                              \
+        v3 ^= v2;                                                              \
+        v0 += v3;                                                              \
+        v3 = STK__ROTL64(v3, 21);                                              \
+        v3 ^= v0;                                                              \
+        v2 += v1;                                                              \
+        v1 = STK__ROTL64(v1, 17);                                              \
+        v1 ^= v2;                                                              \
+        v2 = STK__ROTL64(v2, 32);                                              \
     } while (0)
 
 /** SipHash-c-d of len8 64-bit words m under the 128-bit key. */
-static inline uint64_t stk__siphash(const uint64_t key[2], const uint64_t *m,
-                                    size_t len8, int c, int d)
+static inline uint64_t
+stk__siphash(const uint64_t key[2], const uint64_t *m, size_t len8, int c,
+             int d)
 {
     uint64_t v0 = 0x736f6d6570736575ull ^ key[0];
     uint64_t v1 = 0x646f72616e646f6dull ^ key[1];

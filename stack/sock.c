@@ -20,14 +20,16 @@
 
 static long sock_count;
 
-long stk_test_socks(void)
+long
+stk_test_socks(void)
 {
     return sock_count;
 }
 
 /* ---- object lifetime ----------------------------------------------------- */
 
-struct stk_sock *stk__sock_alloc(int type)
+struct stk_sock *
+stk__sock_alloc(int type)
 {
     struct stk_sock *s = calloc(1, sizeof(*s));
 
@@ -44,14 +46,16 @@ struct stk_sock *stk__sock_alloc(int type)
     return s;
 }
 
-void stk__sock_free(struct stk_sock *s)
+void
+stk__sock_free(struct stk_sock *s)
 {
     stk__ring_free(&s->rxq);
     sock_count--;
     free(s);
 }
 
-int stk_sock_create(int type, struct stk_sock **out)
+int
+stk_sock_create(int type, struct stk_sock **out)
 {
     struct stk_sock *s;
     int rc;
@@ -70,13 +74,15 @@ int stk_sock_create(int type, struct stk_sock **out)
     return 0;
 }
 
-void stk_sock_set_notify(struct stk_sock *s, stk_notify_fn fn, void *ctx)
+void
+stk_sock_set_notify(struct stk_sock *s, stk_notify_fn fn, void *ctx)
 {
     s->notify = fn;
     s->notify_ctx = ctx;
 }
 
-void stk_sock_close(struct stk_sock *s)
+void
+stk_sock_close(struct stk_sock *s)
 {
     if (s == NULL)
         return;
@@ -88,16 +94,19 @@ void stk_sock_close(struct stk_sock *s)
     stk__sock_free(s);
 }
 
-/* ---- readiness ------------------------------------------------------------ */
+/* ---- readiness ------------------------------------------------------------
+ */
 
-uint32_t stk_sock_events(struct stk_sock *s, uint32_t *gen)
+uint32_t
+stk_sock_events(struct stk_sock *s, uint32_t *gen)
 {
     if (gen != NULL)
         *gen = s->gen;
     return s->type == SOCK_STREAM ? stk__tcp_events(s) : stk__udp_events(s);
 }
 
-void stk__changed(struct stk_sock *s, bool ev_new)
+void
+stk__changed(struct stk_sock *s, bool ev_new)
 {
     if (ev_new)
         s->gen++;
@@ -105,10 +114,12 @@ void stk__changed(struct stk_sock *s, bool ev_new)
         s->notify(s->notify_ctx, stk_sock_events(s, NULL));
 }
 
-/* ---- addresses ------------------------------------------------------------ */
+/* ---- addresses ------------------------------------------------------------
+ */
 
-int stk__addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
-                 uint16_t *port)
+int
+stk__addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
+             uint16_t *port)
 {
     const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
 
@@ -121,8 +132,8 @@ int stk__addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
     return 0;
 }
 
-void stk__addr_out(uint32_t ip, uint16_t port, struct sockaddr *addr,
-                   socklen_t *len)
+void
+stk__addr_out(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len)
 {
     struct sockaddr_in sin;
 
@@ -137,7 +148,8 @@ void stk__addr_out(uint32_t ip, uint16_t port, struct sockaddr *addr,
     *len = sizeof(sin);
 }
 
-static bool bind_addr_ok(uint32_t ip)
+static bool
+bind_addr_ok(uint32_t ip)
 {
     uint32_t h = ntohl(ip);
 
@@ -145,8 +157,8 @@ static bool bind_addr_ok(uint32_t ip)
            (h >> 28) == 0xe;
 }
 
-int stk_sock_bind(struct stk_sock *s, const struct sockaddr *addr,
-                  socklen_t len)
+int
+stk_sock_bind(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
     uint32_t ip;
     uint16_t port;
@@ -162,8 +174,9 @@ int stk_sock_bind(struct stk_sock *s, const struct sockaddr *addr,
                                   : stk__udp_bind(s, ip, port);
 }
 
-int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr,
-                     socklen_t *len, bool peer)
+int
+stk_sock_getname(struct stk_sock *s, struct sockaddr *addr, socklen_t *len,
+                 bool peer)
 {
     uint32_t ip = s->bind_ip;
     uint16_t port = s->bind_port;
@@ -190,44 +203,49 @@ int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr,
     return 0;
 }
 
-/* ---- dispatch --------------------------------------------------------------- */
+/* ---- dispatch ---------------------------------------------------------------
+ */
 
-int stk_sock_listen(struct stk_sock *s, int backlog)
+int
+stk_sock_listen(struct stk_sock *s, int backlog)
 {
     if (s->type != SOCK_STREAM)
         return -EOPNOTSUPP;
     return stk__tcp_listen(s, backlog);
 }
 
-int stk_sock_accept(struct stk_sock *s, struct stk_sock **out,
-                    struct sockaddr *addr, socklen_t *len)
+int
+stk_sock_accept(struct stk_sock *s, struct stk_sock **out,
+                struct sockaddr *addr, socklen_t *len)
 {
     if (s->type != SOCK_STREAM)
         return -EOPNOTSUPP;
     return stk__tcp_accept(s, out, addr, len);
 }
 
-int stk_sock_connect(struct stk_sock *s, const struct sockaddr *addr,
-                     socklen_t len)
+int
+stk_sock_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
     return s->type == SOCK_STREAM ? stk__tcp_connect(s, addr, len)
                                   : stk__udp_connect(s, addr, len);
 }
 
-ssize_t stk_sock_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
+ssize_t
+stk_sock_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
 {
     return s->type == SOCK_STREAM ? stk__tcp_recvmsg(s, msg, flags)
                                   : stk__udp_recvmsg(s, msg, flags);
 }
 
-ssize_t stk_sock_sendmsg(struct stk_sock *s, const struct msghdr *msg,
-                         int flags)
+ssize_t
+stk_sock_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
 {
     return s->type == SOCK_STREAM ? stk__tcp_sendmsg(s, msg, flags)
                                   : stk__udp_sendmsg(s, msg, flags);
 }
 
-int stk_sock_shutdown(struct stk_sock *s, int how)
+int
+stk_sock_shutdown(struct stk_sock *s, int how)
 {
     if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
         return -EINVAL;
@@ -235,19 +253,22 @@ int stk_sock_shutdown(struct stk_sock *s, int how)
                                   : stk__udp_shutdown(s, how);
 }
 
-int stk_sock_setsockopt(struct stk_sock *s, int level, int name,
-                        const void *val, socklen_t len)
+int
+stk_sock_setsockopt(struct stk_sock *s, int level, int name, const void *val,
+                    socklen_t len)
 {
     return stk__setsockopt(s, level, name, val, len);
 }
 
-int stk_sock_getsockopt(struct stk_sock *s, int level, int name, void *val,
-                        socklen_t *len)
+int
+stk_sock_getsockopt(struct stk_sock *s, int level, int name, void *val,
+                    socklen_t *len)
 {
     return stk__getsockopt(s, level, name, val, len);
 }
 
-int stk_sock_inq(struct stk_sock *s)
+int
+stk_sock_inq(struct stk_sock *s)
 {
     struct stk_rx_item *it;
 
@@ -261,22 +282,26 @@ int stk_sock_inq(struct stk_sock *s)
     return it != NULL ? it->p->tot_len : 0;
 }
 
-int stk_sock_outq(struct stk_sock *s)
+int
+stk_sock_outq(struct stk_sock *s)
 {
     return s->type == SOCK_STREAM ? stk__tcp_outq(s) : 0;
 }
 
-int stk_sock_type(const struct stk_sock *s)
+int
+stk_sock_type(const struct stk_sock *s)
 {
     return s->type;
 }
 
-bool stk_sock_is_listening(const struct stk_sock *s)
+bool
+stk_sock_is_listening(const struct stk_sock *s)
 {
     return s->type == SOCK_STREAM && s->st == STK_TCP_LISTEN;
 }
 
-int stk_sock_take_error(struct stk_sock *s)
+int
+stk_sock_take_error(struct stk_sock *s)
 {
     int e = s->err;
 
@@ -286,10 +311,11 @@ int stk_sock_take_error(struct stk_sock *s)
     return e;
 }
 
-/* ---- receive ring ------------------------------------------------------------- */
+/* ---- receive ring
+ * ------------------------------------------------------------- */
 
-int stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr,
-                   uint16_t port)
+int
+stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr, uint16_t port)
 {
     struct stk_rx_item *it;
 
@@ -315,17 +341,20 @@ int stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr,
     return 0;
 }
 
-struct stk_rx_item *stk__ring_head(struct stk_ring *r)
+struct stk_rx_item *
+stk__ring_head(struct stk_ring *r)
 {
     return r->count ? &r->v[r->head] : NULL;
 }
 
-struct stk_rx_item *stk__ring_at(struct stk_ring *r, uint32_t i)
+struct stk_rx_item *
+stk__ring_at(struct stk_ring *r, uint32_t i)
 {
     return i < r->count ? &r->v[(r->head + i) % r->cap] : NULL;
 }
 
-void stk__ring_pop(struct stk_ring *r)
+void
+stk__ring_pop(struct stk_ring *r)
 {
     if (r->count == 0)
         return;
@@ -334,7 +363,8 @@ void stk__ring_pop(struct stk_ring *r)
     r->count--;
 }
 
-void stk__ring_free(struct stk_ring *r)
+void
+stk__ring_free(struct stk_ring *r)
 {
     while (r->count)
         stk__ring_pop(r);
@@ -343,9 +373,11 @@ void stk__ring_free(struct stk_ring *r)
     r->cap = r->head = 0;
 }
 
-/* ---- iovec helpers ----------------------------------------------------------- */
+/* ---- iovec helpers
+ * ----------------------------------------------------------- */
 
-size_t stk__iov_len(const struct msghdr *msg)
+size_t
+stk__iov_len(const struct msghdr *msg)
 {
     size_t i, n = 0;
 
@@ -354,8 +386,9 @@ size_t stk__iov_len(const struct msghdr *msg)
     return n;
 }
 
-size_t stk__iov_copy_from_pbuf(const struct msghdr *msg, size_t iov_skip,
-                               struct pbuf *p, uint32_t off, size_t n)
+size_t
+stk__iov_copy_from_pbuf(const struct msghdr *msg, size_t iov_skip,
+                        struct pbuf *p, uint32_t off, size_t n)
 {
     size_t i, done = 0;
 
@@ -378,9 +411,11 @@ size_t stk__iov_copy_from_pbuf(const struct msghdr *msg, size_t iov_skip,
     return done;
 }
 
-/* ---- bind conflicts -------------------------------------------------------------- */
+/* ---- bind conflicts
+ * -------------------------------------------------------------- */
 
-static bool addr_overlap(uint32_t a, uint32_t b)
+static bool
+addr_overlap(uint32_t a, uint32_t b)
 {
     return a == 0 || b == 0 || a == b;
 }
@@ -389,8 +424,9 @@ static bool addr_overlap(uint32_t a, uint32_t b)
  * share a port when both set SO_REUSEPORT, or both set SO_REUSEADDR and,
  * for TCP, the existing one is not listening. TIME_WAIT leftovers only
  * block a socket without SO_REUSEADDR. */
-static bool conflicts_with(const struct stk_sock *s, bool tcp_listening,
-                           bool o_reuseaddr, bool o_reuseport, bool o_tw)
+static bool
+conflicts_with(const struct stk_sock *s, bool tcp_listening, bool o_reuseaddr,
+               bool o_reuseport, bool o_tw)
 {
     if (o_tw)
         return !s->reuseaddr;
@@ -402,31 +438,31 @@ static bool conflicts_with(const struct stk_sock *s, bool tcp_listening,
 }
 
 /* A listening pcb belongs to a listener group: every member counts. */
-static bool group_conflict(const struct stk_sock *s,
-                           const struct stk_lgroup *g)
+static bool
+group_conflict(const struct stk_sock *s, const struct stk_lgroup *g)
 {
     const struct stk_sock *m;
 
     if (g == NULL)
         return true;
     for (m = g->head; m != NULL; m = m->lg_next) {
-        if (m != s && conflicts_with(s, true, m->reuseaddr, m->reuseport,
-                                     false))
+        if (m != s &&
+            conflicts_with(s, true, m->reuseaddr, m->reuseport, false))
             return true;
     }
     return false;
 }
 
-static bool tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list,
-                              uint32_t ip, uint16_t port, bool tw)
+static bool
+tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list, uint32_t ip,
+                  uint16_t port, bool tw)
 {
     struct tcp_pcb *p;
 
     for (p = list; p != NULL; p = p->next) {
         /* Handshaking children still carry their listener group. */
         const struct stk_sock *o =
-            p->state == SYN_RCVD || p->state == LISTEN ? NULL
-                                                       : p->callback_arg;
+            p->state == SYN_RCVD || p->state == LISTEN ? NULL : p->callback_arg;
 
         if (p->local_port != port || o == s ||
             !addr_overlap(ip, ip4_addr_get_u32(&p->local_ip)))
@@ -444,7 +480,8 @@ static bool tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list,
     return false;
 }
 
-bool stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port)
+bool
+stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port)
 {
     if (s->type == SOCK_STREAM) {
         return tcp_list_conflict(s, tcp_listen_pcbs.pcbs, ip, port, false) ||

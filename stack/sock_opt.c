@@ -18,7 +18,8 @@
 
 #include "stk_priv.h"
 
-static int get_int(const void *val, socklen_t len, int *out)
+static int
+get_int(const void *val, socklen_t len, int *out)
 {
     if (val == NULL || len < (socklen_t)sizeof(int))
         return -EINVAL;
@@ -26,7 +27,8 @@ static int get_int(const void *val, socklen_t len, int *out)
     return 0;
 }
 
-static int put_int(void *val, socklen_t *len, int v)
+static int
+put_int(void *val, socklen_t *len, int v)
 {
     socklen_t n;
 
@@ -39,7 +41,8 @@ static int put_int(void *val, socklen_t *len, int v)
 }
 
 /* Linux sock_setsockopt: min(val, max) * 2, at least the minimum. */
-static int linux_buf(int v, int min)
+static int
+linux_buf(int v, int min)
 {
     long b = v < 0 ? 0 : v;
 
@@ -49,7 +52,8 @@ static int linux_buf(int v, int min)
     return b < min ? min : (int)b;
 }
 
-static void apply_bufs(struct stk_sock *s)
+static void
+apply_bufs(struct stk_sock *s)
 {
     if (s->rcvbuf != 0) {
         /* Linux advertises about half the buffer (tcp_adv_win_scale 1). */
@@ -67,8 +71,8 @@ static void apply_bufs(struct stk_sock *s)
         stk__tcp_window_update(s);
 }
 
-static int set_sol_socket(struct stk_sock *s, int name, const void *val,
-                          socklen_t len)
+static int
+set_sol_socket(struct stk_sock *s, int name, const void *val, socklen_t len)
 {
     int v, rc;
 
@@ -113,8 +117,8 @@ static int set_sol_socket(struct stk_sock *s, int name, const void *val,
     return 0;
 }
 
-static int set_tcp(struct stk_sock *s, int name, const void *val,
-                   socklen_t len)
+static int
+set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
 {
     int v, rc;
 
@@ -151,8 +155,9 @@ static int set_tcp(struct stk_sock *s, int name, const void *val,
     return 0;
 }
 
-int stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
-                    socklen_t len)
+int
+stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
+                socklen_t len)
 {
     if (level == SOL_SOCKET)
         return set_sol_socket(s, name, val, len);
@@ -162,7 +167,8 @@ int stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
 }
 
 /* Linux's tcp_info state numbering. */
-static int linux_tcp_state(const struct stk_sock *s)
+static int
+linux_tcp_state(const struct stk_sock *s)
 {
     const struct tcp_pcb *pcb = s->pcb.tcp;
 
@@ -171,20 +177,31 @@ static int linux_tcp_state(const struct stk_sock *s)
     if (pcb == NULL)
         return TCP_CLOSE;
     switch (pcb->state) {
-    case SYN_SENT: return TCP_SYN_SENT;
-    case SYN_RCVD: return TCP_SYN_RECV;
-    case ESTABLISHED: return TCP_ESTABLISHED;
-    case FIN_WAIT_1: return TCP_FIN_WAIT1;
-    case FIN_WAIT_2: return TCP_FIN_WAIT2;
-    case CLOSE_WAIT: return TCP_CLOSE_WAIT;
-    case CLOSING: return TCP_CLOSING;
-    case LAST_ACK: return TCP_LAST_ACK;
-    case TIME_WAIT: return TCP_TIME_WAIT;
-    default: return TCP_CLOSE;
+    case SYN_SENT:
+        return TCP_SYN_SENT;
+    case SYN_RCVD:
+        return TCP_SYN_RECV;
+    case ESTABLISHED:
+        return TCP_ESTABLISHED;
+    case FIN_WAIT_1:
+        return TCP_FIN_WAIT1;
+    case FIN_WAIT_2:
+        return TCP_FIN_WAIT2;
+    case CLOSE_WAIT:
+        return TCP_CLOSE_WAIT;
+    case CLOSING:
+        return TCP_CLOSING;
+    case LAST_ACK:
+        return TCP_LAST_ACK;
+    case TIME_WAIT:
+        return TCP_TIME_WAIT;
+    default:
+        return TCP_CLOSE;
     }
 }
 
-static int eff_mss(const struct stk_sock *s)
+static int
+eff_mss(const struct stk_sock *s)
 {
     const struct tcp_pcb *pcb = s->pcb.tcp;
     int mss;
@@ -199,7 +216,8 @@ static int eff_mss(const struct stk_sock *s)
     return mss;
 }
 
-static int get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
+static int
+get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
 {
     struct tcp_info ti;
     socklen_t n;
@@ -224,8 +242,9 @@ static int get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
     return 0;
 }
 
-int stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
-                    socklen_t *len)
+int
+stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
+                socklen_t *len)
 {
     bool tcp = s->type == SOCK_STREAM;
 

@@ -27,19 +27,20 @@
 static u8_t ext_id;
 static const struct tcp_ext_arg_callbacks ext_cbs;
 
-static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
-                     err_t err);
+static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err);
 static err_t cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
 static void cb_err(void *arg, err_t err);
 static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err);
 
-void stk__tcp_init(void)
+void
+stk__tcp_init(void)
 {
     ext_id = tcp_ext_arg_alloc_id();
 }
 
 /* lwIP freed the pcb (any path: tcp_free / tcp_free_listen). */
-static void pcb_destroyed(u8_t id, void *data)
+static void
+pcb_destroyed(u8_t id, void *data)
 {
     struct stk_sock *s = data;
 
@@ -59,7 +60,8 @@ static const struct tcp_ext_arg_callbacks ext_cbs = {
     .passive_open = NULL,
 };
 
-void stk__tcp_attach(struct stk_sock *s, struct tcp_pcb *pcb)
+void
+stk__tcp_attach(struct stk_sock *s, struct tcp_pcb *pcb)
 {
     s->pcb.tcp = pcb;
     tcp_arg(pcb, s);
@@ -73,7 +75,8 @@ void stk__tcp_attach(struct stk_sock *s, struct tcp_pcb *pcb)
 }
 
 /* Cut every link from the pcb to s; the pcb stays with lwIP. */
-struct tcp_pcb *stk__tcp_detach(struct stk_sock *s)
+struct tcp_pcb *
+stk__tcp_detach(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
 
@@ -93,7 +96,8 @@ struct tcp_pcb *stk__tcp_detach(struct stk_sock *s)
 }
 
 /* Abort the connection with a RST (or silently when not synchronized). */
-void stk__tcp_abort(struct stk_sock *s)
+void
+stk__tcp_abort(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = stk__tcp_detach(s);
 
@@ -111,7 +115,8 @@ void stk__tcp_abort(struct stk_sock *s)
 
 /* The pcb reached TIME_WAIT: the socket's connection is over (Linux
  * moves the socket to CLOSE there); leave the pcb to lwIP. */
-static void sync_state(struct stk_sock *s)
+static void
+sync_state(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
 
@@ -124,7 +129,8 @@ static void sync_state(struct stk_sock *s)
     }
 }
 
-void stk__tcp_apply_opts(struct stk_sock *s)
+void
+stk__tcp_apply_opts(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
     bool reuse = s->reuseaddr || s->reuseport;
@@ -160,7 +166,8 @@ void stk__tcp_apply_opts(struct stk_sock *s)
 }
 
 /* A fresh CLOSED pcb, bound again to the application's explicit port. */
-int stk__tcp_fresh_pcb(struct stk_sock *s)
+int
+stk__tcp_fresh_pcb(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
     err_t e;
@@ -185,12 +192,14 @@ int stk__tcp_fresh_pcb(struct stk_sock *s)
     return 0;
 }
 
-int stk__tcp_create(struct stk_sock *s)
+int
+stk__tcp_create(struct stk_sock *s)
 {
     return stk__tcp_fresh_pcb(s);
 }
 
-int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+int
+stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
 {
     ip4_addr_t a;
     err_t e;
@@ -215,7 +224,8 @@ int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
  * receive window to SO_RCVBUF's. lwIP recorded the full TCP_WND as
  * announced, but a SYN carries at most 65535 unscaled: restore that as the
  * announced edge, and never go below it (the peer may already use it). */
-void stk__tcp_window_clamp(struct stk_sock *s)
+void
+stk__tcp_window_clamp(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
     uint32_t ann, want;
@@ -223,8 +233,8 @@ void stk__tcp_window_clamp(struct stk_sock *s)
     if (pcb == NULL || s->rcv_limit >= TCP_WND)
         return;
     ann = pcb->rcv_ann_wnd > 0xffff ? 0xffff : pcb->rcv_ann_wnd;
-    want = s->rcv_limit > s->rx_bytes ? (uint32_t)(s->rcv_limit - s->rx_bytes)
-                                      : 0;
+    want =
+        s->rcv_limit > s->rx_bytes ? (uint32_t)(s->rcv_limit - s->rx_bytes) : 0;
     if (want < ann)
         want = ann;
     pcb->rcv_ann_right_edge = pcb->rcv_nxt + ann;
@@ -234,9 +244,11 @@ void stk__tcp_window_clamp(struct stk_sock *s)
     tcp_update_rcv_ann_wnd(pcb);
 }
 
-/* ---- connect ------------------------------------------------------------------ */
+/* ---- connect
+ * ------------------------------------------------------------------ */
 
-static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
+static err_t
+cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 {
     struct stk_sock *s = arg;
 
@@ -252,7 +264,8 @@ static err_t cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
-static int disconnect(struct stk_sock *s)
+static int
+disconnect(struct stk_sock *s)
 {
     if (s->st == STK_TCP_LISTEN)
         stk__tcp_unlisten(s);
@@ -267,8 +280,8 @@ static int disconnect(struct stk_sock *s)
     return stk__tcp_fresh_pcb(s);
 }
 
-int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
-                     socklen_t len)
+int
+stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
     uint32_t ip;
     uint16_t port;
@@ -332,10 +345,11 @@ int stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr,
     return -EINPROGRESS;
 }
 
-/* ---- lwIP callbacks ------------------------------------------------------------ */
+/* ---- lwIP callbacks
+ * ------------------------------------------------------------ */
 
-static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
-                     err_t err)
+static err_t
+cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
     struct stk_sock *s = arg;
 
@@ -361,7 +375,8 @@ static err_t cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p,
     return ERR_OK;
 }
 
-static err_t cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+static err_t
+cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
     struct stk_sock *s = arg;
 
@@ -375,7 +390,8 @@ static err_t cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 }
 
 /* The pcb is gone (lwIP frees it right before or after this call). */
-static void cb_err(void *arg, err_t err)
+static void
+cb_err(void *arg, err_t err)
 {
     struct stk_sock *s = arg;
 
@@ -403,9 +419,11 @@ static void cb_err(void *arg, err_t err)
     stk__changed(s, true);
 }
 
-/* ---- shutdown and close --------------------------------------------------------- */
+/* ---- shutdown and close
+ * --------------------------------------------------------- */
 
-int stk__tcp_shutdown(struct stk_sock *s, int how)
+int
+stk__tcp_shutdown(struct stk_sock *s, int how)
 {
     bool rd = how == SHUT_RD || how == SHUT_RDWR;
     bool wr = how == SHUT_WR || how == SHUT_RDWR;
@@ -443,7 +461,8 @@ int stk__tcp_shutdown(struct stk_sock *s, int how)
     return 0;
 }
 
-void stk__tcp_close(struct stk_sock *s)
+void
+stk__tcp_close(struct stk_sock *s)
 {
     struct tcp_pcb *pcb;
 
@@ -473,9 +492,11 @@ void stk__tcp_close(struct stk_sock *s)
     }
 }
 
-/* ---- readiness --------------------------------------------------------------------- */
+/* ---- readiness
+ * --------------------------------------------------------------------- */
 
-uint32_t stk__tcp_events(struct stk_sock *s)
+uint32_t
+stk__tcp_events(struct stk_sock *s)
 {
     uint32_t ev = 0;
 
@@ -505,7 +526,8 @@ uint32_t stk__tcp_events(struct stk_sock *s)
     return ev;
 }
 
-int stk__tcp_outq(struct stk_sock *s)
+int
+stk__tcp_outq(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
 

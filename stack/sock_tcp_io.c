@@ -19,7 +19,8 @@
 #include "stk_priv.h"
 
 /* Window lwIP may advertise: the cap minus what waits in our queue. */
-void stk__tcp_window_update(struct stk_sock *s)
+void
+stk__tcp_window_update(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
     uint32_t limit, want, delta, was;
@@ -48,7 +49,8 @@ void stk__tcp_window_update(struct stk_sock *s)
     }
 }
 
-uint32_t stk__tcp_snd_avail(struct stk_sock *s)
+uint32_t
+stk__tcp_snd_avail(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
     uint32_t queued, room;
@@ -64,7 +66,8 @@ uint32_t stk__tcp_snd_avail(struct stk_sock *s)
     return room < pcb->snd_buf ? room : pcb->snd_buf;
 }
 
-static ssize_t no_data(struct stk_sock *s)
+static ssize_t
+no_data(struct stk_sock *s)
 {
     int e = s->err;
 
@@ -80,7 +83,8 @@ static ssize_t no_data(struct stk_sock *s)
     return -EAGAIN;
 }
 
-ssize_t stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
+ssize_t
+stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
 {
     size_t want, done = 0;
     uint32_t off, i;
@@ -137,7 +141,8 @@ ssize_t stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     return (ssize_t)done;
 }
 
-static ssize_t send_error(struct stk_sock *s)
+static ssize_t
+send_error(struct stk_sock *s)
 {
     int e = s->err;
 
@@ -149,8 +154,8 @@ static ssize_t send_error(struct stk_sock *s)
     return -EPIPE;
 }
 
-ssize_t stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
-                         int flags)
+ssize_t
+stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
     size_t total, sent = 0, i;
@@ -161,8 +166,7 @@ ssize_t stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
         return -EOPNOTSUPP;
     if (s->st == STK_TCP_SYN_SENT)
         return s->err ? send_error(s) : -EAGAIN;
-    if (s->st != STK_TCP_CONNECTED || pcb == NULL || s->err != 0 ||
-        s->shut_wr)
+    if (s->st != STK_TCP_CONNECTED || pcb == NULL || s->err != 0 || s->shut_wr)
         return send_error(s);
     total = stk__iov_len(msg);
     if (total == 0)
@@ -182,9 +186,10 @@ ssize_t stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
                 chunk = avail;
             if (chunk > 0xffff)
                 chunk = 0xffff;
-            e = tcp_write(pcb, base + off, (u16_t)chunk,
-                          (u8_t)(wflags | ((sent + chunk < total)
-                                               ? TCP_WRITE_FLAG_MORE : 0)));
+            e = tcp_write(
+                pcb, base + off, (u16_t)chunk,
+                (u8_t)(wflags |
+                       ((sent + chunk < total) ? TCP_WRITE_FLAG_MORE : 0)));
             if (e != ERR_OK) {
                 if (sent == 0 && e != ERR_MEM)
                     return stk_err_to_errno(e);

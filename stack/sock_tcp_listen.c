@@ -39,25 +39,29 @@
 
 static long group_count;
 
-long stk_test_lgroups(void)
+long
+stk_test_lgroups(void)
 {
     return group_count;
 }
 
-void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb)
+void
+stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb)
 {
     (void)lpcb;
     RT_STAT_INC(tcp_listen_overflow);
 }
 
-static bool queue_full(const struct stk_sock *m)
+static bool
+queue_full(const struct stk_sock *m)
 {
     return m->accq_len > m->backlog;
 }
 
 /* lwIP refuses a SYN when its pending handshakes reach lpcb->backlog: make
  * that the room left in the members' queues. */
-static void group_update_backlog(struct stk_lgroup *g)
+static void
+group_update_backlog(struct stk_lgroup *g)
 {
     struct tcp_pcb_listen *lpcb = (struct tcp_pcb_listen *)g->lpcb;
     const struct stk_sock *m;
@@ -72,7 +76,8 @@ static void group_update_backlog(struct stk_lgroup *g)
 
 /* Linux's reuseport hash picks a member from the 4-tuple; this is a fixed
  * mix (murmur3's finaliser), so the spread is deterministic. */
-static uint32_t tuple_hash(const struct tcp_pcb *pcb)
+static uint32_t
+tuple_hash(const struct tcp_pcb *pcb)
 {
     uint32_t h = ip4_addr_get_u32(&pcb->remote_ip) * 0x9e3779b1u;
 
@@ -88,8 +93,8 @@ static uint32_t tuple_hash(const struct tcp_pcb *pcb)
 
 /* The member that takes the connection: the hashed one, or the next one
  * with room; NULL when every queue is full. */
-static struct stk_sock *group_pick(struct stk_lgroup *g,
-                                   const struct tcp_pcb *newpcb)
+static struct stk_sock *
+group_pick(struct stk_lgroup *g, const struct tcp_pcb *newpcb)
 {
     struct stk_sock *m = g->head;
     uint32_t i, start;
@@ -107,7 +112,8 @@ static struct stk_sock *group_pick(struct stk_lgroup *g,
     return NULL;
 }
 
-static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+static err_t
+cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 {
     struct stk_lgroup *g = arg;
     struct stk_sock *l, *c;
@@ -160,8 +166,8 @@ static err_t cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
  * one), or -EADDRINUSE. Linux: listeners on overlapping addresses coexist
  * only when all of them set SO_REUSEPORT; those on the very same address
  * share the connections, a specific address beats the wildcard. */
-static int find_group(const struct stk_sock *s, uint16_t port,
-                      struct stk_lgroup **out)
+static int
+find_group(const struct stk_sock *s, uint16_t port, struct stk_lgroup **out)
 {
     struct tcp_pcb *l;
 
@@ -186,7 +192,8 @@ static int find_group(const struct stk_sock *s, uint16_t port,
     return 0;
 }
 
-static void group_add(struct stk_lgroup *g, struct stk_sock *s)
+static void
+group_add(struct stk_lgroup *g, struct stk_sock *s)
 {
     struct stk_sock **pp = &g->head;
 
@@ -199,7 +206,8 @@ static void group_add(struct stk_lgroup *g, struct stk_sock *s)
 }
 
 /* A new group around a fresh lwIP listening pcb made from s's bound pcb. */
-static int group_create(struct stk_sock *s, struct stk_lgroup **out)
+static int
+group_create(struct stk_sock *s, struct stk_lgroup **out)
 {
     struct stk_lgroup *g = calloc(1, sizeof(*g));
     struct tcp_pcb *pcb, *lpcb;
@@ -224,7 +232,8 @@ static int group_create(struct stk_sock *s, struct stk_lgroup **out)
     return 0;
 }
 
-int stk__tcp_listen(struct stk_sock *s, int backlog)
+int
+stk__tcp_listen(struct stk_sock *s, int backlog)
 {
     struct stk_lgroup *g;
     struct tcp_pcb *pcb;
@@ -270,8 +279,9 @@ int stk__tcp_listen(struct stk_sock *s, int backlog)
     return 0;
 }
 
-int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
-                    struct sockaddr *addr, socklen_t *len)
+int
+stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
+                struct sockaddr *addr, socklen_t *len)
 {
     struct stk_sock *c;
 
@@ -294,7 +304,8 @@ int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
     return 0;
 }
 
-void stk__tcp_unlisten(struct stk_sock *s)
+void
+stk__tcp_unlisten(struct stk_sock *s)
 {
     struct stk_lgroup *g = s->lgrp;
     struct stk_sock *c, **pp;

@@ -18,8 +18,9 @@
 #include "stats.h"
 #include "stk_priv.h"
 
-static void cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
-                    const ip_addr_t *addr, u16_t port)
+static void
+cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+        u16_t port)
 {
     struct stk_sock *s = arg;
     size_t cost;
@@ -41,7 +42,8 @@ static void cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
     stk__changed(s, true);
 }
 
-int stk__udp_create(struct stk_sock *s)
+int
+stk__udp_create(struct stk_sock *s)
 {
     struct udp_pcb *pcb = udp_new_ip_type(IPADDR_TYPE_V4);
 
@@ -52,7 +54,8 @@ int stk__udp_create(struct stk_sock *s)
     return 0;
 }
 
-static int do_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+static int
+do_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
 {
     ip4_addr_t a;
     err_t e;
@@ -71,7 +74,8 @@ static int do_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
     return 0;
 }
 
-int stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+int
+stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
 {
     int rc = do_bind(s, ip, port);
 
@@ -80,13 +84,14 @@ int stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
     return rc;
 }
 
-static int autobind(struct stk_sock *s)
+static int
+autobind(struct stk_sock *s)
 {
     return s->bound ? 0 : do_bind(s, 0, 0);
 }
 
-int stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr,
-                     socklen_t len)
+int
+stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
     uint32_t ip;
     uint16_t port;
@@ -137,7 +142,8 @@ int stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr,
     return 0;
 }
 
-ssize_t stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
+ssize_t
+stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
 {
     struct stk_rx_item *it = stk__ring_head(&s->rxq);
     size_t cap, len, n;
@@ -177,8 +183,8 @@ ssize_t stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     return (ssize_t)((flags & MSG_TRUNC) ? len : n);
 }
 
-ssize_t stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
-                         int flags)
+ssize_t
+stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
 {
     uint32_t ip;
     uint16_t port;
@@ -250,7 +256,8 @@ ssize_t stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
     return (ssize_t)len;
 }
 
-int stk__udp_shutdown(struct stk_sock *s, int how)
+int
+stk__udp_shutdown(struct stk_sock *s, int how)
 {
     /* Linux sets the flags even on an unconnected socket, and then
      * reports ENOTCONN. */
@@ -260,7 +267,8 @@ int stk__udp_shutdown(struct stk_sock *s, int how)
     return s->udp_connected ? 0 : -ENOTCONN;
 }
 
-void stk__udp_close(struct stk_sock *s)
+void
+stk__udp_close(struct stk_sock *s)
 {
     if (s->pcb.udp != NULL) {
         udp_recv(s->pcb.udp, NULL, NULL);
@@ -269,7 +277,8 @@ void stk__udp_close(struct stk_sock *s)
     }
 }
 
-uint32_t stk__udp_events(struct stk_sock *s)
+uint32_t
+stk__udp_events(struct stk_sock *s)
 {
     uint32_t ev = EPOLLOUT | EPOLLWRNORM; /* Linux datagram_poll() */
 

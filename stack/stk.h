@@ -36,8 +36,8 @@ struct stk_link_ops {
 };
 
 /** Offloads the port performs, so the stack skips the work. */
-#define STK_CSUM_RX_IP 0x01u  /* rx IPv4 header checksum verified */
-#define STK_CSUM_RX_L4 0x02u  /* rx TCP/UDP checksum verified */
+#define STK_CSUM_RX_IP 0x01u /* rx IPv4 header checksum verified */
+#define STK_CSUM_RX_L4 0x02u /* rx TCP/UDP checksum verified */
 
 struct stk_netif_cfg {
     uint32_t ip;      /* network byte order */
@@ -118,8 +118,8 @@ int stk_sock_getsockopt(struct stk_sock *s, int level, int name, void *val,
                         socklen_t *len);
 
 /** getsockname (peer false) / getpeername (peer true). */
-int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr,
-                     socklen_t *len, bool peer);
+int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr, socklen_t *len,
+                     bool peer);
 
 /** Level-triggered readiness: EPOLLIN/OUT/ERR/HUP/RDHUP/PRI bits.
  *  *gen (may be NULL) receives a counter bumped at every new event

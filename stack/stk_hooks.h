@@ -29,11 +29,9 @@ void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
 void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
 /** The next PCB of the list pcbs after `after` (NULL: the first) that
  *  matches the 4-tuple (listen list: the local port), or NULL. */
-struct tcp_pcb *stk_pcb_hash_lookup(struct tcp_pcb **pcbs,
-                                    struct tcp_pcb *after,
-                                    const struct ip4_addr *local_ip,
-                                    uint16_t local_port,
-                                    const struct ip4_addr *remote_ip,
-                                    uint16_t remote_port);
+struct tcp_pcb *
+stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
+                    const struct ip4_addr *local_ip, uint16_t local_port,
+                    const struct ip4_addr *remote_ip, uint16_t remote_port);
 
 #endif /* ACCEL_STK_HOOKS_H */

@@ -23,8 +23,8 @@ extern "C" {
 #define STK_TCP_SNDBUF_DEFAULT 16384
 #define STK_TCP_RCVBUF_DEFAULT 131072
 #define STK_UDP_BUF_DEFAULT 212992
-#define STK_SNDBUF_MIN 4608 /* SOCK_MIN_SNDBUF */
-#define STK_RCVBUF_MIN 2304 /* SOCK_MIN_RCVBUF */
+#define STK_SNDBUF_MIN 4608           /* SOCK_MIN_SNDBUF */
+#define STK_RCVBUF_MIN 2304           /* SOCK_MIN_RCVBUF */
 #define STK_BUF_MAX (4 * 1024 * 1024) /* net.core.[rw]mem_max */
 #define STK_SOMAXCONN 4096
 #define STK_UDP_MAX_PAYLOAD 65507
@@ -67,8 +67,8 @@ struct stk_sock {
     /* Address as bound by the application (network order / host order). */
     uint32_t bind_ip;
     uint16_t bind_port;
-    bool bound;          /* bind() was called (or listen/connect autobound) */
-    bool port_explicit;  /* bind() named a port: kept across disconnects */
+    bool bound;         /* bind() was called (or listen/connect autobound) */
+    bool port_explicit; /* bind() named a port: kept across disconnects */
 
     /* Socket options. */
     bool reuseaddr, reuseport, keepalive, nodelay, broadcast;
@@ -86,11 +86,11 @@ struct stk_sock {
     bool connect_reported; /* a connect() call saw the completion */
     bool fin_rcvd;
     bool ever_connected;
-    uint32_t peer_ip;      /* TCP peer / UDP default peer, network order */
-    uint16_t peer_port;    /* host order, 0 = none (UDP) */
+    uint32_t peer_ip;   /* TCP peer / UDP default peer, network order */
+    uint16_t peer_port; /* host order, 0 = none (UDP) */
     bool udp_connected;
-    uint32_t rcv_limit;    /* receive window cap in bytes */
-    uint32_t snd_limit;    /* send buffer cap in bytes */
+    uint32_t rcv_limit; /* receive window cap in bytes */
+    uint32_t snd_limit; /* send buffer cap in bytes */
 
     /* Receive queue. rx_bytes: TCP bytes / UDP charged bytes. */
     struct stk_ring rxq;

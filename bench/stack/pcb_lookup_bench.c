@@ -61,12 +61,14 @@ struct frame {
     uint16_t len;
 };
 
-static uint64_t clock_fn(void)
+static uint64_t
+clock_fn(void)
 {
     return now_ns;
 }
 
-static uint8_t *tx_alloc(void *ctx, uint16_t len, void **handle)
+static uint8_t *
+tx_alloc(void *ctx, uint16_t len, void **handle)
 {
     (void)ctx;
     *handle = NULL;
@@ -74,7 +76,8 @@ static uint8_t *tx_alloc(void *ctx, uint16_t len, void **handle)
 }
 
 /* The peer only needs the stack's ISN from its SYN-ACKs. */
-static void tx_send(void *ctx, void *handle, uint16_t len)
+static void
+tx_send(void *ctx, void *handle, uint16_t len)
 {
     const uint8_t *t = txbuf + 14 + 20;
 
@@ -87,19 +90,22 @@ static void tx_send(void *ctx, void *handle, uint16_t len)
                           (uint32_t)t[6] << 8 | t[7];
 }
 
-static void put16(uint8_t *p, uint16_t v)
+static void
+put16(uint8_t *p, uint16_t v)
 {
     p[0] = (uint8_t)(v >> 8);
     p[1] = (uint8_t)v;
 }
 
-static void put32(uint8_t *p, uint32_t v)
+static void
+put32(uint8_t *p, uint32_t v)
 {
     put16(p, (uint16_t)(v >> 16));
     put16(p + 2, (uint16_t)v);
 }
 
-static uint16_t csum(const uint8_t *p, size_t n, uint32_t sum)
+static uint16_t
+csum(const uint8_t *p, size_t n, uint32_t sum)
 {
     size_t i;
 
@@ -113,8 +119,9 @@ static uint16_t csum(const uint8_t *p, size_t n, uint32_t sum)
 }
 
 /* A TCP segment from the peer to the stack, Ethernet framed. */
-static void build(struct frame *f, uint16_t sport, uint32_t seq, uint32_t ack,
-                  uint8_t flags, uint16_t paylen)
+static void
+build(struct frame *f, uint16_t sport, uint32_t seq, uint32_t ack,
+      uint8_t flags, uint16_t paylen)
 {
     uint8_t *ip = f->b + 14, *t = ip + 20;
     uint16_t tlen = (uint16_t)(20 + paylen);
@@ -150,7 +157,8 @@ static void build(struct frame *f, uint16_t sport, uint32_t seq, uint32_t ack,
 
 /* The peer announces itself (ARP request for the stack's address), so
  * the stack knows its MAC without asking. */
-static void arp_hello(void)
+static void
+arp_hello(void)
 {
     uint8_t f[42];
 
@@ -169,7 +177,8 @@ static void arp_hello(void)
     stk_input(f, sizeof(f));
 }
 
-static int open_conn(struct stk_sock *l, struct conn *c, uint16_t pport)
+static int
+open_conn(struct stk_sock *l, struct conn *c, uint16_t pport)
 {
     struct frame f;
 
@@ -186,7 +195,8 @@ static int open_conn(struct stk_sock *l, struct conn *c, uint16_t pport)
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
-static uint32_t rnd(void)
+static uint32_t
+rnd(void)
 {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
@@ -195,7 +205,8 @@ static uint32_t rnd(void)
 }
 
 /* The measured part: hand the batch to the stack. */
-__attribute__((noinline)) void deliver_batch(const struct frame *fr, int n)
+__attribute__((noinline)) void
+deliver_batch(const struct frame *fr, int n)
 {
     int i;
 
@@ -203,7 +214,8 @@ __attribute__((noinline)) void deliver_batch(const struct frame *fr, int n)
         stk_input(fr[i].b, fr[i].len);
 }
 
-static uint64_t mono_ns(void)
+static uint64_t
+mono_ns(void)
 {
     struct timespec ts;
 
@@ -211,7 +223,8 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int run(int n, long segments, int batch)
+static int
+run(int n, long segments, int batch)
 {
     struct stk_sock *l = NULL;
     struct sockaddr_in a;
@@ -279,7 +292,8 @@ static int run(int n, long segments, int batch)
     return 0;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     struct stk_netif_cfg cfg;
     long segments = 20000;

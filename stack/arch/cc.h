@@ -46,9 +46,9 @@ void stk_mem_free(void *p);
 }
 #endif
 
-#define LWIP_PLATFORM_DIAG(x) \
-    do {                      \
-        stk_lwip_diag x;      \
+#define LWIP_PLATFORM_DIAG(x)                                                  \
+    do {                                                                       \
+        stk_lwip_diag x;                                                       \
     } while (0)
 #define LWIP_PLATFORM_ASSERT(x) stk_lwip_assert((x), __FILE__, __LINE__)
 

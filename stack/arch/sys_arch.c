@@ -23,27 +23,32 @@ static uint64_t (*test_clock)(void);
 static long mem_blocks;
 static long assert_count;
 
-uint64_t stk__now_ns(void)
+uint64_t
+stk__now_ns(void)
 {
     return test_clock ? test_clock() : rt_now_ns();
 }
 
-u32_t sys_now(void)
+u32_t
+sys_now(void)
 {
     return (u32_t)(stk__now_ns() / 1000000u);
 }
 
-void stk_test_set_clock(uint64_t (*now_ns)(void))
+void
+stk_test_set_clock(uint64_t (*now_ns)(void))
 {
     test_clock = now_ns;
 }
 
-long stk_test_mem_blocks(void)
+long
+stk_test_mem_blocks(void)
 {
     return mem_blocks;
 }
 
-long stk_test_asserts(void)
+long
+stk_test_asserts(void)
 {
     return assert_count;
 }
@@ -53,12 +58,14 @@ long stk_test_asserts(void)
 static uint32_t rng[4];
 static bool rng_seeded;
 
-static uint32_t rotl(uint32_t x, int k)
+static uint32_t
+rotl(uint32_t x, int k)
 {
     return (x << k) | (x >> (32 - k));
 }
 
-static void rng_seed(void)
+static void
+rng_seed(void)
 {
     ssize_t n = getrandom(rng, sizeof(rng), GRND_NONBLOCK);
 
@@ -76,7 +83,8 @@ static void rng_seed(void)
     rng_seeded = true;
 }
 
-uint32_t stk_rand(void)
+uint32_t
+stk_rand(void)
 {
     uint32_t r, t;
 
@@ -95,7 +103,8 @@ uint32_t stk_rand(void)
 
 /* ---- diagnostics --------------------------------------------------------- */
 
-void stk_lwip_diag(const char *fmt, ...)
+void
+stk_lwip_diag(const char *fmt, ...)
 {
     char buf[256];
     va_list ap;
@@ -112,7 +121,8 @@ void stk_lwip_diag(const char *fmt, ...)
     RT_DBG("lwip", "%s", buf);
 }
 
-void stk_lwip_assert(const char *msg, const char *file, int line)
+void
+stk_lwip_assert(const char *msg, const char *file, int line)
 {
     assert_count++;
     RT_ERR("lwip", "assertion \"%s\" failed at %s:%d", msg, file, line);
@@ -123,7 +133,8 @@ void stk_lwip_assert(const char *msg, const char *file, int line)
 
 /* ---- counted heap for lwIP ----------------------------------------------- */
 
-void *stk_mem_malloc(size_t size)
+void *
+stk_mem_malloc(size_t size)
 {
     void *p = malloc(size);
 
@@ -132,7 +143,8 @@ void *stk_mem_malloc(size_t size)
     return p;
 }
 
-void *stk_mem_calloc(size_t n, size_t size)
+void *
+stk_mem_calloc(size_t n, size_t size)
 {
     void *p = calloc(n, size);
 
@@ -141,7 +153,8 @@ void *stk_mem_calloc(size_t n, size_t size)
     return p;
 }
 
-void stk_mem_free(void *p)
+void
+stk_mem_free(void *p)
 {
     if (p != NULL)
         mem_blocks--;

@@ -21,48 +21,56 @@
 #include "rt.h"
 #include "stk.h"
 
-int stk_init(const struct stk_netif_cfg *cfg)
+int
+stk_init(const struct stk_netif_cfg *cfg)
 {
     (void)cfg;
     return 0;
 }
 
-void stk_input(const void *frame, uint16_t len)
+void
+stk_input(const void *frame, uint16_t len)
 {
     (void)frame;
     (void)len;
 }
 
-void stk_timers(void)
+void
+stk_timers(void)
 {
 }
 
-uint32_t stk_next_timer_ms(void)
+uint32_t
+stk_next_timer_ms(void)
 {
     return 60000;
 }
 
 static int failures;
 
-static void check(int ok, const char *what, double ms)
+static void
+check(int ok, const char *what, double ms)
 {
     printf("%s %s (%.1f ms)\n", ok ? "ok  " : "FAIL", what, ms);
     if (!ok)
         failures++;
 }
 
-static double since_ms(uint64_t t0)
+static double
+since_ms(uint64_t t0)
 {
     return (double)(rt_now_ns() - t0) / 1e6;
 }
 
-static void msleep(int ms)
+static void
+msleep(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
 
-static void *waker(void *arg)
+static void *
+waker(void *arg)
 {
     (void)arg;
     msleep(50);
@@ -71,7 +79,8 @@ static void *waker(void *arg)
 }
 
 static int pipe_w;
-static void *writer(void *arg)
+static void *
+writer(void *arg)
 {
     (void)arg;
     msleep(50);
@@ -81,7 +90,8 @@ static void *writer(void *arg)
 }
 
 static pthread_t main_tid;
-static void *signaller(void *arg)
+static void *
+signaller(void *arg)
 {
     (void)arg;
     msleep(50);
@@ -89,12 +99,14 @@ static void *signaller(void *arg)
     return NULL;
 }
 
-static void on_usr1(int sig)
+static void
+on_usr1(int sig)
 {
     (void)sig;
 }
 
-int main(void)
+int
+main(void)
 {
     struct sigaction sa;
     struct pollfd pfd;
@@ -133,8 +145,7 @@ int main(void)
     t0 = rt_now_ns();
     rc = rt_block(NULL, 0, 100, NULL);
     ms = since_ms(t0);
-    check(rc == 0 && ms >= 99, "stale wakeup does not cut the next sleep",
-          ms);
+    check(rc == 0 && ms >= 99, "stale wakeup does not cut the next sleep", ms);
 
     /* 3. A kernel fd in extra_fds. */
     if (pipe(p) != 0)

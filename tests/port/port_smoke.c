@@ -38,7 +38,8 @@ static int peer_known;
 static unsigned arp_answered, echo_answered, replies, timers_run;
 static uint64_t rtt_min = UINT64_MAX, rtt_max, rtt_sum;
 
-static uint16_t csum(const void *p, size_t n)
+static uint16_t
+csum(const void *p, size_t n)
 {
     const uint8_t *b = p;
     uint32_t s = 0;
@@ -52,7 +53,8 @@ static uint16_t csum(const void *p, size_t n)
     return htons((uint16_t)~s);
 }
 
-static void send_frame(const uint8_t *f, uint16_t len)
+static void
+send_frame(const uint8_t *f, uint16_t len)
 {
     void *h;
     uint8_t *d = nc.link.tx_alloc(nc.link.ctx, len, &h);
@@ -63,7 +65,8 @@ static void send_frame(const uint8_t *f, uint16_t len)
     nc.link.tx_send(nc.link.ctx, h, len);
 }
 
-static void send_arp(int op, const uint8_t *dmac, uint32_t dip)
+static void
+send_arp(int op, const uint8_t *dmac, uint32_t dip)
 {
     uint8_t f[60] = {0};
 
@@ -80,7 +83,8 @@ static void send_arp(int op, const uint8_t *dmac, uint32_t dip)
     send_frame(f, sizeof(f));
 }
 
-static void send_echo(uint16_t seq)
+static void
+send_echo(uint16_t seq)
 {
     uint8_t f[14 + 20 + 8 + 8] = {0};
     uint64_t now = rt_now_ns();
@@ -103,23 +107,27 @@ static void send_echo(uint16_t seq)
     send_frame(f, sizeof(f));
 }
 
-int stk_init(const struct stk_netif_cfg *cfg)
+int
+stk_init(const struct stk_netif_cfg *cfg)
 {
     nc = *cfg;
     return 0;
 }
 
-void stk_timers(void)
+void
+stk_timers(void)
 {
     timers_run++;
 }
 
-uint32_t stk_next_timer_ms(void)
+uint32_t
+stk_next_timer_ms(void)
 {
     return 1000;
 }
 
-void stk_input(const void *frame, uint16_t len)
+void
+stk_input(const void *frame, uint16_t len)
 {
     uint8_t f[2048];
     uint16_t type;
@@ -168,7 +176,8 @@ void stk_input(const void *frame, uint16_t len)
 
 /* ---- the "application" --------------------------------------------------- */
 
-static double cpu_ms(void)
+static double
+cpu_ms(void)
 {
     struct rusage ru;
 
@@ -177,7 +186,8 @@ static double cpu_ms(void)
            (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
     unsigned seconds = 3, min_replies = 0, min_rx = 0;
     uint16_t seq = 0;
@@ -195,8 +205,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--min-rx") == 0 && i + 1 < argc)
             min_rx = (unsigned)atoi(argv[++i]);
         else {
-            fprintf(stderr, "usage: %s [--seconds N] [--ping IP] "
-                            "[--min-replies N] [--min-rx N]\n", argv[0]);
+            fprintf(stderr,
+                    "usage: %s [--seconds N] [--ping IP] "
+                    "[--min-replies N] [--min-rx N]\n",
+                    argv[0]);
             return 2;
         }
     }
@@ -242,13 +254,13 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    printf("rx_frames %llu tx_frames %llu tx_drops %llu arp_answered %u "
-           "echo_answered %u replies %u/%u",
-           (unsigned long long)rt_stats.rx_frames,
-           (unsigned long long)rt_stats.tx_frames,
-           (unsigned long long)(rt_stats.tx_drop_full +
-                                rt_stats.tx_drop_nombuf),
-           arp_answered, echo_answered, replies, (unsigned)seq);
+    printf(
+        "rx_frames %llu tx_frames %llu tx_drops %llu arp_answered %u "
+        "echo_answered %u replies %u/%u",
+        (unsigned long long)rt_stats.rx_frames,
+        (unsigned long long)rt_stats.tx_frames,
+        (unsigned long long)(rt_stats.tx_drop_full + rt_stats.tx_drop_nombuf),
+        arp_answered, echo_answered, replies, (unsigned)seq);
     if (replies > 0)
         printf(" rtt_us min %.1f avg %.1f max %.1f", rtt_min / 1e3,
                (double)rtt_sum / replies / 1e3, rtt_max / 1e3);

@@ -6,40 +6,60 @@
 
 #include <cstring>
 
-namespace stktest {
+namespace stktest
+{
 
 uint64_t Lab::now_ns_ = 1000000000ull;
 std::deque<Bytes> Lab::txq_;
 std::vector<uint8_t> Lab::txbuf_;
 int Lab::notify_calls_;
 
-static void put16(Bytes &b, size_t off, uint16_t v) {
+static void
+put16(Bytes &b, size_t off, uint16_t v)
+{
     b[off] = v >> 8;
     b[off + 1] = v & 0xff;
 }
-static void put32(Bytes &b, size_t off, uint32_t v) {
+static void
+put32(Bytes &b, size_t off, uint32_t v)
+{
     put16(b, off, v >> 16);
     put16(b, off + 2, v & 0xffff);
 }
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static uint32_t get32(const uint8_t *p) {
+static uint16_t
+get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+static uint32_t
+get32(const uint8_t *p)
+{
     return (uint32_t)get16(p) << 16 | get16(p + 2);
 }
 
-uint16_t csum(const uint8_t *p, size_t n, uint32_t sum) {
-    for (size_t i = 0; i + 1 < n; i += 2) sum += get16(p + i);
-    if (n & 1) sum += (uint32_t)p[n - 1] << 8;
-    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+uint16_t
+csum(const uint8_t *p, size_t n, uint32_t sum)
+{
+    for (size_t i = 0; i + 1 < n; i += 2)
+        sum += get16(p + i);
+    if (n & 1)
+        sum += (uint32_t)p[n - 1] << 8;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
     return (uint16_t)~sum;
 }
 
-static uint32_t pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len) {
-    return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) +
-           proto + (uint32_t)len;
+static uint32_t
+pseudo(uint32_t src, uint32_t dst, uint8_t proto, size_t len)
+{
+    return (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff) + proto +
+           (uint32_t)len;
 }
 
-Bytes eth(const uint8_t dst[6], const uint8_t src[6], uint16_t type,
-          const Bytes &payload) {
+Bytes
+eth(const uint8_t dst[6], const uint8_t src[6], uint16_t type,
+    const Bytes &payload)
+{
     Bytes b(14);
     memcpy(&b[0], dst, 6);
     memcpy(&b[6], src, 6);
@@ -48,8 +68,10 @@ Bytes eth(const uint8_t dst[6], const uint8_t src[6], uint16_t type,
     return b;
 }
 
-Bytes ipv4(uint32_t src, uint32_t dst, uint8_t proto, const Bytes &l4,
-           uint16_t frag, uint16_t id) {
+Bytes
+ipv4(uint32_t src, uint32_t dst, uint8_t proto, const Bytes &l4, uint16_t frag,
+     uint16_t id)
+{
     Bytes b(20);
     b[0] = 0x45;
     put16(b, 2, (uint16_t)(20 + l4.size()));
@@ -64,11 +86,16 @@ Bytes ipv4(uint32_t src, uint32_t dst, uint8_t proto, const Bytes &l4,
     return b;
 }
 
-Bytes tcp(uint32_t src, uint32_t dst, const TcpSeg &t) {
+Bytes
+tcp(uint32_t src, uint32_t dst, const TcpSeg &t)
+{
     Bytes opt;
-    if (t.mss >= 0) opt.insert(opt.end(), {2, 4, (uint8_t)(t.mss >> 8), (uint8_t)t.mss});
-    if (t.wscale >= 0) opt.insert(opt.end(), {1, 3, 3, (uint8_t)t.wscale});
-    while (opt.size() % 4) opt.push_back(0);
+    if (t.mss >= 0)
+        opt.insert(opt.end(), {2, 4, (uint8_t)(t.mss >> 8), (uint8_t)t.mss});
+    if (t.wscale >= 0)
+        opt.insert(opt.end(), {1, 3, 3, (uint8_t)t.wscale});
+    while (opt.size() % 4)
+        opt.push_back(0);
     Bytes b(20);
     put16(b, 0, t.sport);
     put16(b, 2, t.dport);
@@ -83,8 +110,10 @@ Bytes tcp(uint32_t src, uint32_t dst, const TcpSeg &t) {
     return ipv4(src, dst, 6, b);
 }
 
-Bytes udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
-          const Bytes &payload) {
+Bytes
+udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+    const Bytes &payload)
+{
     Bytes b(8);
     put16(b, 0, sport);
     put16(b, 2, dport);
@@ -95,28 +124,35 @@ Bytes udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
     return ipv4(src, dst, 17, b);
 }
 
-bool parse(const Bytes &f, Pkt *o) {
+bool
+parse(const Bytes &f, Pkt *o)
+{
     *o = Pkt();
-    if (f.size() < 14) return false;
+    if (f.size() < 14)
+        return false;
     o->ethertype = get16(&f[12]);
     const uint8_t *p = &f[14];
     size_t n = f.size() - 14;
     if (o->ethertype == 0x0806) {
-        if (n < 28) return false;
+        if (n < 28)
+            return false;
         o->arp_op = get16(p + 6);
         o->arp_spa = get32(p + 14);
         o->arp_tpa = get32(p + 24);
         return true;
     }
-    if (o->ethertype != 0x0800 || n < 20) return false;
+    if (o->ethertype != 0x0800 || n < 20)
+        return false;
     size_t ihl = (p[0] & 0xf) * 4, tot = get16(p + 2);
-    if (tot > n || ihl < 20) return false;
+    if (tot > n || ihl < 20)
+        return false;
     o->ip_csum_ok = csum(p, ihl) == 0;
     o->proto = p[9];
     o->frag = get16(p + 6);
     o->src = get32(p + 12);
     o->dst = get32(p + 16);
-    if (o->frag & 0x3fff) return true;  // a fragment: no L4 header to parse
+    if (o->frag & 0x3fff)
+        return true; // a fragment: no L4 header to parse
     const uint8_t *l4 = p + ihl;
     size_t l4n = tot - ihl;
     if (o->proto == 6 && l4n >= 20) {
@@ -130,14 +166,23 @@ bool parse(const Bytes &f, Pkt *o) {
         o->win = get16(l4 + 14);
         for (size_t i = 20; i < hl;) {
             uint8_t k = l4[i];
-            if (k == 0) break;
-            if (k == 1) { i++; continue; }
+            if (k == 0)
+                break;
+            if (k == 1) {
+                i++;
+                continue;
+            }
             uint8_t len = l4[i + 1];
-            if (k == 2) o->mss = get16(l4 + i + 2);
-            if (k == 3) o->wscale = l4[i + 2];
-            if (k == 4) o->sack_perm = true;
-            if (k == 8) o->ts = true;
-            if (len < 2) break;
+            if (k == 2)
+                o->mss = get16(l4 + i + 2);
+            if (k == 3)
+                o->wscale = l4[i + 2];
+            if (k == 4)
+                o->sack_perm = true;
+            if (k == 8)
+                o->ts = true;
+            if (len < 2)
+                break;
             i += len;
         }
         o->payload.assign(l4 + hl, l4 + l4n);
@@ -156,27 +201,40 @@ bool parse(const Bytes &f, Pkt *o) {
     return true;
 }
 
-Bytes pattern(size_t n, uint8_t seed) {
+Bytes
+pattern(size_t n, uint8_t seed)
+{
     Bytes b(n);
-    for (size_t i = 0; i < n; i++) b[i] = (uint8_t)(i * 7 + seed + (i >> 8));
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(i * 7 + seed + (i >> 8));
     return b;
 }
 
 // ---- Lab ----------------------------------------------------------------
 
-uint8_t *Lab::tx_alloc(void *, uint16_t len, void **handle) {
+uint8_t *
+Lab::tx_alloc(void *, uint16_t len, void **handle)
+{
     txbuf_.assign(len, 0);
     *handle = nullptr;
     return txbuf_.data();
 }
 
-void Lab::tx_send(void *, void *, uint16_t len) {
+void
+Lab::tx_send(void *, void *, uint16_t len)
+{
     txq_.emplace_back(txbuf_.begin(), txbuf_.begin() + len);
 }
 
-void Lab::notify(void *, uint32_t) { notify_calls_++; }
+void
+Lab::notify(void *, uint32_t)
+{
+    notify_calls_++;
+}
 
-void Lab::SetUp() {
+void
+Lab::SetUp()
+{
     stk_test_set_clock(&Lab::clock);
     stk_netif_cfg cfg{};
     cfg.ip = htonl(kStackIp);
@@ -192,12 +250,17 @@ void Lab::SetUp() {
     base_blocks_ = stk_test_mem_blocks();
 }
 
-void Lab::close_all() {
-    for (stk_sock *s : socks_) stk_sock_close(s);
+void
+Lab::close_all()
+{
+    for (stk_sock *s : socks_)
+        stk_sock_close(s);
     socks_.clear();
 }
 
-void Lab::TearDown() {
+void
+Lab::TearDown()
+{
     // Everything closed and every connection finished (FIN retransmits
     // give up after ~50 min of virtual time, TIME_WAIT expires): the lwIP
     // heap is back to what the
@@ -218,14 +281,18 @@ void Lab::TearDown() {
     EXPECT_EQ(stk_test_pcb_hash_check(), 0) << "PCB lookup table out of step";
 }
 
-void Lab::advance(uint32_t ms) {
+void
+Lab::advance(uint32_t ms)
+{
     for (uint32_t t = 0; t < ms; t += 10) {
         now_ns_ += 10ull * 1000000ull;
         stk_timers();
     }
 }
 
-std::vector<Pkt> Lab::drain() {
+std::vector<Pkt>
+Lab::drain()
+{
     std::vector<Pkt> out;
     while (!txq_.empty()) {
         Bytes f = txq_.front();
@@ -264,18 +331,24 @@ std::vector<Pkt> Lab::drain() {
     return out;
 }
 
-Pkt Lab::one() {
+Pkt
+Lab::one()
+{
     std::vector<Pkt> v = drain();
     EXPECT_EQ(v.size(), 1u);
     return v.empty() ? Pkt() : v[0];
 }
 
-void Lab::inject_ip(const Bytes &ip) {
+void
+Lab::inject_ip(const Bytes &ip)
+{
     Bytes f = eth(kStackMac, kPeerMac, 0x0800, ip);
     stk_input(f.data(), f.size());
 }
 
-stk_sock *Lab::tcp_sock() {
+stk_sock *
+Lab::tcp_sock()
+{
     stk_sock *s = nullptr;
     EXPECT_EQ(stk_sock_create(SOCK_STREAM, &s), 0);
     stk_sock_set_notify(s, &Lab::notify, nullptr);
@@ -283,14 +356,18 @@ stk_sock *Lab::tcp_sock() {
     return s;
 }
 
-stk_sock *Lab::udp_sock() {
+stk_sock *
+Lab::udp_sock()
+{
     stk_sock *s = nullptr;
     EXPECT_EQ(stk_sock_create(SOCK_DGRAM, &s), 0);
     socks_.push_back(s);
     return s;
 }
 
-static sockaddr_in sin_of(uint32_t ip, uint16_t port) {
+static sockaddr_in
+sin_of(uint32_t ip, uint16_t port)
+{
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(ip);
@@ -298,17 +375,23 @@ static sockaddr_in sin_of(uint32_t ip, uint16_t port) {
     return a;
 }
 
-int Lab::bind_port(stk_sock *s, uint16_t port, uint32_t ip) {
+int
+Lab::bind_port(stk_sock *s, uint16_t port, uint32_t ip)
+{
     sockaddr_in a = sin_of(ip, port);
     return stk_sock_bind(s, (sockaddr *)&a, sizeof(a));
 }
 
-int Lab::connect_to(stk_sock *s, uint32_t ip, uint16_t port) {
+int
+Lab::connect_to(stk_sock *s, uint32_t ip, uint16_t port)
+{
     sockaddr_in a = sin_of(ip, port);
     return stk_sock_connect(s, (sockaddr *)&a, sizeof(a));
 }
 
-ssize_t Lab::send_bytes(stk_sock *s, const Bytes &b, int flags) {
+ssize_t
+Lab::send_bytes(stk_sock *s, const Bytes &b, int flags)
+{
     iovec iov{(void *)b.data(), b.size()};
     msghdr m{};
     m.msg_iov = &iov;
@@ -316,7 +399,9 @@ ssize_t Lab::send_bytes(stk_sock *s, const Bytes &b, int flags) {
     return stk_sock_sendmsg(s, &m, flags);
 }
 
-ssize_t Lab::recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags) {
+ssize_t
+Lab::recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags)
+{
     out->assign(max, 0);
     iovec iov{out->data(), max};
     msghdr m{};
@@ -327,7 +412,9 @@ ssize_t Lab::recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags) {
     return n;
 }
 
-Lab::Conn Lab::active_open(uint16_t peer_port) {
+Lab::Conn
+Lab::active_open(uint16_t peer_port)
+{
     Conn c;
     c.s = tcp_sock();
     c.pport = peer_port;
@@ -354,8 +441,9 @@ Lab::Conn Lab::active_open(uint16_t peer_port) {
     return c;
 }
 
-Lab::Conn Lab::passive_open(stk_sock *listener, uint16_t stack_port,
-                            uint16_t peer_port) {
+Lab::Conn
+Lab::passive_open(stk_sock *listener, uint16_t stack_port, uint16_t peer_port)
+{
     Conn c;
     c.sport = stack_port;
     c.pport = peer_port;
@@ -390,7 +478,9 @@ Lab::Conn Lab::passive_open(stk_sock *listener, uint16_t stack_port,
     return c;
 }
 
-void Lab::peer_send(Conn &c, const Bytes &data, uint8_t extra, uint16_t win) {
+void
+Lab::peer_send(Conn &c, const Bytes &data, uint8_t extra, uint16_t win)
+{
     TcpSeg t;
     t.sport = c.pport;
     t.dport = c.sport;
@@ -403,37 +493,50 @@ void Lab::peer_send(Conn &c, const Bytes &data, uint8_t extra, uint16_t win) {
     c.snd += (uint32_t)data.size() + ((extra & (FIN | SYN)) ? 1 : 0);
 }
 
-void Lab::peer_ack(Conn &c, uint16_t win) { peer_send(c, {}, 0, win); }
+void
+Lab::peer_ack(Conn &c, uint16_t win)
+{
+    peer_send(c, {}, 0, win);
+}
 
-Bytes Lab::take_data(Conn &c, std::vector<Pkt> *pkts) {
+Bytes
+Lab::take_data(Conn &c, std::vector<Pkt> *pkts)
+{
     Bytes out;
     for (const Pkt &p : drain()) {
-        if (pkts) pkts->push_back(p);
-        if (p.proto != 6 || p.dport != c.pport) continue;
+        if (pkts)
+            pkts->push_back(p);
+        if (p.proto != 6 || p.dport != c.pport)
+            continue;
         if (p.seq == c.rcv && !p.payload.empty()) {
             out.insert(out.end(), p.payload.begin(), p.payload.end());
             c.rcv += (uint32_t)p.payload.size();
         }
-        if (p.flags & FIN) c.rcv += 1;
+        if (p.flags & FIN)
+            c.rcv += 1;
     }
     return out;
 }
 
-}  // namespace stktest
+} // namespace stktest
 
-namespace stktest {
-Bytes Lab::pull(Conn &c, size_t n, uint16_t win, std::vector<Pkt> *pkts) {
+namespace stktest
+{
+Bytes
+Lab::pull(Conn &c, size_t n, uint16_t win, std::vector<Pkt> *pkts)
+{
     Bytes out;
     for (int i = 0; i < 1000 && out.size() < n; i++) {
         Bytes b = take_data(c, pkts);
         if (b.empty()) {
             advance(200);
             b = take_data(c, pkts);
-            if (b.empty()) break;
+            if (b.empty())
+                break;
         }
         out.insert(out.end(), b.begin(), b.end());
         peer_ack(c, win);
     }
     return out;
 }
-}  // namespace stktest
+} // namespace stktest

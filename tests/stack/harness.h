@@ -17,17 +17,23 @@ extern "C" {
 #include "stk_test.h"
 }
 
-namespace stktest {
+namespace stktest
+{
 
 using Bytes = std::vector<uint8_t>;
 
-constexpr uint32_t kStackIp = 0x0a000002;  // 10.0.0.2 (host order)
-constexpr uint32_t kPeerIp = 0x0a000001;   // 10.0.0.1
+constexpr uint32_t kStackIp = 0x0a000002; // 10.0.0.2 (host order)
+constexpr uint32_t kPeerIp = 0x0a000001;  // 10.0.0.1
 constexpr uint8_t kStackMac[6] = {0x02, 0, 0, 0, 0, 0x02};
 constexpr uint8_t kPeerMac[6] = {0x02, 0, 0, 0, 0, 0x01};
 
 enum TcpFlag : uint8_t {
-    FIN = 0x01, SYN = 0x02, RST = 0x04, PSH = 0x08, ACK = 0x10, URG = 0x20,
+    FIN = 0x01,
+    SYN = 0x02,
+    RST = 0x04,
+    PSH = 0x08,
+    ACK = 0x10,
+    URG = 0x20,
 };
 
 // One parsed frame sent by the stack.
@@ -40,7 +46,7 @@ struct Pkt {
     uint32_t src = 0, dst = 0;
     uint8_t proto = 0;
     bool ip_csum_ok = false, l4_csum_ok = false;
-    uint16_t frag = 0;  // IP flags+offset field
+    uint16_t frag = 0; // IP flags+offset field
     // TCP / UDP
     uint16_t sport = 0, dport = 0;
     uint32_t seq = 0, ack = 0;
@@ -73,14 +79,19 @@ uint16_t csum(const uint8_t *p, size_t n, uint32_t sum = 0);
 bool parse(const Bytes &frame, Pkt *out);
 
 // The stack under test plus the peer.
-class Lab : public ::testing::Test {
+class Lab : public ::testing::Test
+{
   protected:
     void SetUp() override;
     void TearDown() override;
 
     // Virtual clock.
     static uint64_t now_ns_;
-    static uint64_t clock() { return now_ns_; }
+    static uint64_t
+    clock()
+    {
+        return now_ns_;
+    }
     // Advance by ms, running stack timers every 10 ms, answering ARP.
     void advance(uint32_t ms);
 
@@ -92,8 +103,16 @@ class Lab : public ::testing::Test {
 
     // Inject a frame from the peer (Ethernet wrapped automatically).
     void inject_ip(const Bytes &ip);
-    void inject_raw(const Bytes &frame) { stk_input(frame.data(), frame.size()); }
-    void inject_tcp(const TcpSeg &t) { inject_ip(tcp(kPeerIp, kStackIp, t)); }
+    void
+    inject_raw(const Bytes &frame)
+    {
+        stk_input(frame.data(), frame.size());
+    }
+    void
+    inject_tcp(const TcpSeg &t)
+    {
+        inject_ip(tcp(kPeerIp, kStackIp, t));
+    }
 
     // Sockets.
     stk_sock *tcp_sock();
@@ -102,15 +121,19 @@ class Lab : public ::testing::Test {
     int connect_to(stk_sock *s, uint32_t ip, uint16_t port);
     ssize_t send_bytes(stk_sock *s, const Bytes &b, int flags = 0);
     ssize_t recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags = 0);
-    uint32_t events(stk_sock *s) { return stk_sock_events(s, nullptr); }
+    uint32_t
+    events(stk_sock *s)
+    {
+        return stk_sock_events(s, nullptr);
+    }
 
     // A connected pair made by the stack connecting to the peer
     // (peer port 80) or the peer connecting to a stack listener.
     struct Conn {
         stk_sock *s = nullptr;
-        uint16_t sport = 0, pport = 0;  // stack port, peer port
-        uint32_t snd = 0;               // peer's next sequence number
-        uint32_t rcv = 0;               // next sequence expected from stack
+        uint16_t sport = 0, pport = 0; // stack port, peer port
+        uint32_t snd = 0;              // peer's next sequence number
+        uint32_t rcv = 0;              // next sequence expected from stack
     };
     Conn active_open(uint16_t peer_port = 80);
     Conn passive_open(stk_sock *listener, uint16_t stack_port,
@@ -138,6 +161,6 @@ class Lab : public ::testing::Test {
 
 Bytes pattern(size_t n, uint8_t seed = 0);
 
-}  // namespace stktest
+} // namespace stktest
 
 #endif

@@ -14,7 +14,8 @@ extern "C" {
 
 using namespace stktest;
 
-TEST_F(Lab, tcp_data_both_directions) {
+TEST_F(Lab, tcp_data_both_directions)
+{
     Conn c = active_open();
     Bytes out = pattern(5000);
     ASSERT_EQ(send_bytes(c.s, out), 5000);
@@ -37,7 +38,8 @@ TEST_F(Lab, tcp_data_both_directions) {
     EXPECT_EQ(events(c.s) & EPOLLIN, 0u);
 }
 
-TEST_F(Lab, tcp_scatter_gather_send_and_recv) {
+TEST_F(Lab, tcp_scatter_gather_send_and_recv)
+{
     Conn c = active_open();
     Bytes a = pattern(100, 1), b = pattern(200, 2);
     iovec iov[2] = {{a.data(), a.size()}, {b.data(), b.size()}};
@@ -60,9 +62,10 @@ TEST_F(Lab, tcp_scatter_gather_send_and_recv) {
     EXPECT_EQ(x, want);
 }
 
-TEST_F(Lab, tcp_send_backpressure_partial_write_then_ack_frees_space) {
+TEST_F(Lab, tcp_send_backpressure_partial_write_then_ack_frees_space)
+{
     Conn c = active_open();
-    int sb = 8192;  // Linux doubles it: 16384, half of it is payload room
+    int sb = 8192; // Linux doubles it: 16384, half of it is payload room
     ASSERT_EQ(stk_sock_setsockopt(c.s, SOL_SOCKET, SO_SNDBUF, &sb, 4), 0);
     int v = 0;
     socklen_t vl = sizeof(v);
@@ -70,7 +73,7 @@ TEST_F(Lab, tcp_send_backpressure_partial_write_then_ack_frees_space) {
     EXPECT_EQ(v, 16384);
     Bytes big = pattern(20000);
     ssize_t n = send_bytes(c.s, big);
-    EXPECT_EQ(n, 8192);  // partial write
+    EXPECT_EQ(n, 8192); // partial write
     EXPECT_EQ(send_bytes(c.s, big), -EAGAIN);
     EXPECT_EQ(events(c.s) & EPOLLOUT, 0u);
     uint32_t gen0 = 0, gen1 = 0;
@@ -83,7 +86,8 @@ TEST_F(Lab, tcp_send_backpressure_partial_write_then_ack_frees_space) {
     EXPECT_EQ(send_bytes(c.s, big), 8192);
 }
 
-TEST_F(Lab, tcp_send_limited_by_peer_window) {
+TEST_F(Lab, tcp_send_limited_by_peer_window)
+{
     Conn c = active_open();
     // Peer closes its window: data stays queued, nothing is sent.
     peer_ack(c, 0);
@@ -94,7 +98,8 @@ TEST_F(Lab, tcp_send_limited_by_peer_window) {
     EXPECT_EQ(pull(c, 4000), pattern(4000));
 }
 
-TEST_F(Lab, tcp_receive_window_is_back_pressure) {
+TEST_F(Lab, tcp_receive_window_is_back_pressure)
+{
     Conn c = active_open();
     // The stack scales its window by 2^7; nothing read yet.
     Bytes chunk = pattern(1400);
@@ -102,11 +107,13 @@ TEST_F(Lab, tcp_receive_window_is_back_pressure) {
     for (int i = 0; i < 10; i++) {
         peer_send(c, chunk);
         for (const Pkt &p : drain())
-            if (p.flags & ACK) last_win = (uint32_t)p.win << 7;
+            if (p.flags & ACK)
+                last_win = (uint32_t)p.win << 7;
     }
-    advance(500);  // delayed ACKs
+    advance(500); // delayed ACKs
     for (const Pkt &p : drain())
-        if (p.flags & ACK) last_win = (uint32_t)p.win << 7;
+        if (p.flags & ACK)
+            last_win = (uint32_t)p.win << 7;
     EXPECT_LE(last_win, 1024u * 1024u - 14000u + 128u);
     EXPECT_EQ(stk_sock_inq(c.s), 14000);
     Bytes in;
@@ -115,13 +122,15 @@ TEST_F(Lab, tcp_receive_window_is_back_pressure) {
     uint32_t upd = 0;
     advance(500);
     for (const Pkt &p : drain())
-        if (p.flags & ACK) upd = (uint32_t)p.win << 7;
+        if (p.flags & ACK)
+            upd = (uint32_t)p.win << 7;
     EXPECT_GT(upd, last_win);
 }
 
-TEST_F(Lab, tcp_small_rcvbuf_closes_window) {
+TEST_F(Lab, tcp_small_rcvbuf_closes_window)
+{
     stk_sock *l = tcp_sock();
-    int rb = 4096;  // window cap 4096
+    int rb = 4096; // window cap 4096
     ASSERT_EQ(stk_sock_setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rb, 4), 0);
     ASSERT_EQ(bind_port(l, 7000, 0), 0);
     ASSERT_EQ(stk_sock_listen(l, 4), 0);
@@ -138,7 +147,8 @@ TEST_F(Lab, tcp_small_rcvbuf_closes_window) {
         peer_send(c, pattern(1460));
         advance(300);
         for (const Pkt &p : drain())
-            if (p.flags & ACK) win = p.win;
+            if (p.flags & ACK)
+                win = p.win;
     }
     EXPECT_EQ(win, 0u);
     Bytes in;
@@ -146,12 +156,14 @@ TEST_F(Lab, tcp_small_rcvbuf_closes_window) {
     advance(300);
     win = 0;
     for (const Pkt &p : drain())
-        if (p.flags & ACK) win = (uint32_t)p.win << 7;
+        if (p.flags & ACK)
+            win = (uint32_t)p.win << 7;
     EXPECT_GT(win, 0u);
     EXPECT_LE(win, 4096u + 128u);
 }
 
-TEST_F(Lab, tcp_eof_after_data) {
+TEST_F(Lab, tcp_eof_after_data)
+{
     Conn c = active_open();
     peer_send(c, pattern(10), FIN);
     drain();
@@ -167,7 +179,8 @@ TEST_F(Lab, tcp_eof_after_data) {
     EXPECT_EQ(take_data(c).size(), 5u);
 }
 
-TEST_F(Lab, tcp_rst_gives_econnreset_once_then_eof_and_epipe) {
+TEST_F(Lab, tcp_rst_gives_econnreset_once_then_eof_and_epipe)
+{
     Conn c = active_open();
     peer_send(c, pattern(10));
     drain();
@@ -181,13 +194,14 @@ TEST_F(Lab, tcp_rst_gives_econnreset_once_then_eof_and_epipe) {
     EXPECT_NE(ev & EPOLLERR, 0u);
     EXPECT_NE(ev & EPOLLHUP, 0u);
     Bytes in;
-    EXPECT_EQ(recv_bytes(c.s, &in, 100), 10);  // queued data first
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 10); // queued data first
     EXPECT_EQ(recv_bytes(c.s, &in, 100), -ECONNRESET);
     EXPECT_EQ(recv_bytes(c.s, &in, 100), 0);
     EXPECT_EQ(send_bytes(c.s, pattern(3)), -EPIPE);
 }
 
-TEST_F(Lab, tcp_rst_reported_by_send) {
+TEST_F(Lab, tcp_rst_reported_by_send)
+{
     Conn c = active_open();
     TcpSeg r;
     r.sport = c.pport;
@@ -199,7 +213,8 @@ TEST_F(Lab, tcp_rst_reported_by_send) {
     EXPECT_EQ(send_bytes(c.s, pattern(3)), -EPIPE);
 }
 
-TEST_F(Lab, tcp_shutdown_wr_sends_fin_and_send_fails_epipe) {
+TEST_F(Lab, tcp_shutdown_wr_sends_fin_and_send_fails_epipe)
+{
     Conn c = active_open();
     ASSERT_EQ(stk_sock_shutdown(c.s, SHUT_WR), 0);
     std::vector<Pkt> pk;
@@ -217,9 +232,10 @@ TEST_F(Lab, tcp_shutdown_wr_sends_fin_and_send_fails_epipe) {
     EXPECT_NE(events(c.s) & EPOLLHUP, 0u);
 }
 
-TEST_F(Lab, tcp_close_orderly_sends_fin_and_queued_data) {
+TEST_F(Lab, tcp_close_orderly_sends_fin_and_queued_data)
+{
     Conn c = active_open();
-    peer_ack(c, 0);  // zero window: the data is still queued at close
+    peer_ack(c, 0); // zero window: the data is still queued at close
     ASSERT_EQ(send_bytes(c.s, pattern(3000)), 3000);
     drain();
     stk_sock_close(c.s);
@@ -242,7 +258,8 @@ TEST_F(Lab, tcp_close_orderly_sends_fin_and_queued_data) {
     EXPECT_EQ(rt_stats.tcp_rst_sent, 0u);
 }
 
-TEST_F(Lab, tcp_close_with_unread_data_sends_rst) {
+TEST_F(Lab, tcp_close_with_unread_data_sends_rst)
+{
     Conn c = active_open();
     peer_send(c, pattern(10));
     drain();
@@ -257,17 +274,20 @@ TEST_F(Lab, tcp_close_with_unread_data_sends_rst) {
     EXPECT_EQ(rt_stats.tcp_rst_sent, 1u);
 }
 
-TEST_F(Lab, tcp_so_linger_zero_sends_rst) {
+TEST_F(Lab, tcp_so_linger_zero_sends_rst)
+{
     Conn c = active_open();
     linger lg{1, 0};
-    ASSERT_EQ(stk_sock_setsockopt(c.s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)), 0);
+    ASSERT_EQ(stk_sock_setsockopt(c.s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)),
+              0);
     stk_sock_close(c.s);
     socks_.clear();
     Pkt p = one();
     EXPECT_NE(p.flags & RST, 0u);
 }
 
-TEST_F(Lab, tcp_data_after_close_is_answered_with_rst) {
+TEST_F(Lab, tcp_data_after_close_is_answered_with_rst)
+{
     Conn c = active_open();
     stk_sock_close(c.s);
     socks_.clear();
@@ -277,11 +297,13 @@ TEST_F(Lab, tcp_data_after_close_is_answered_with_rst) {
     EXPECT_NE(pk.back().flags & FIN, 0u);
     peer_send(c, pattern(10));
     bool rst = false;
-    for (const Pkt &p : drain()) rst |= (p.flags & RST) != 0;
+    for (const Pkt &p : drain())
+        rst |= (p.flags & RST) != 0;
     EXPECT_TRUE(rst);
 }
 
-TEST_F(Lab, tcp_options_nodelay_keepalive) {
+TEST_F(Lab, tcp_options_nodelay_keepalive)
+{
     Conn c = active_open();
     int one_ = 1, v = 0;
     socklen_t vl = sizeof(v);
@@ -297,30 +319,36 @@ TEST_F(Lab, tcp_options_nodelay_keepalive) {
     int idle = 10, intvl = 2, cnt = 3;
     ASSERT_EQ(stk_sock_setsockopt(c.s, SOL_SOCKET, SO_KEEPALIVE, &one_, 4), 0);
     ASSERT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_KEEPIDLE, &idle, 4), 0);
-    ASSERT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, 4), 0);
+    ASSERT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, 4),
+              0);
     ASSERT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_KEEPCNT, &cnt, 4), 0);
     int probes = 0;
     for (int i = 0; i < 40 && stk_sock_take_error(c.s) == 0; i++) {
         advance(1000);
         for (const Pkt &p : drain())
-            if (p.proto == 6 && p.payload.size() <= 1 && !(p.flags & RST)) probes++;
-        if (events(c.s) & EPOLLERR) break;
+            if (p.proto == 6 && p.payload.size() <= 1 && !(p.flags & RST))
+                probes++;
+        if (events(c.s) & EPOLLERR)
+            break;
     }
     EXPECT_GE(probes, 3);
     EXPECT_NE(events(c.s) & EPOLLHUP, 0u);
-    EXPECT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_KEEPCNT, nullptr, 0), -EINVAL);
-    EXPECT_EQ(stk_sock_setsockopt(c.s, SOL_SOCKET, 9999, &one_, 4), -ENOPROTOOPT);
+    EXPECT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_KEEPCNT, nullptr, 0),
+              -EINVAL);
+    EXPECT_EQ(stk_sock_setsockopt(c.s, SOL_SOCKET, 9999, &one_, 4),
+              -ENOPROTOOPT);
     vl = sizeof(v);
     ASSERT_EQ(stk_sock_getsockopt(c.s, SOL_SOCKET, SO_TYPE, &v, &vl), 0);
     EXPECT_EQ(v, SOCK_STREAM);
 }
 
-TEST_F(Lab, tcp_nagle_holds_small_segment_until_ack) {
+TEST_F(Lab, tcp_nagle_holds_small_segment_until_ack)
+{
     Conn c = active_open();
     ASSERT_EQ(send_bytes(c.s, pattern(10)), 10);
     EXPECT_EQ(take_data(c).size(), 10u);
     ASSERT_EQ(send_bytes(c.s, pattern(10)), 10);
-    EXPECT_TRUE(take_data(c).empty());  // unacked small segment in flight
+    EXPECT_TRUE(take_data(c).empty()); // unacked small segment in flight
     peer_ack(c);
     EXPECT_EQ(take_data(c).size(), 10u);
 }
@@ -328,7 +356,8 @@ TEST_F(Lab, tcp_nagle_holds_small_segment_until_ack) {
 // Linux's initial congestion window is 10 segments (RFC 6928); lwIP's own
 // default is 3 (RFC 3390). The first flight after the handshake carries
 // 10 full segments, then waits for an ACK.
-TEST_F(Lab, tcp_initial_cwnd_is_ten_segments_both_ways) {
+TEST_F(Lab, tcp_initial_cwnd_is_ten_segments_both_ways)
+{
     Conn a = active_open();
     stk_sock *l = tcp_sock();
     ASSERT_EQ(bind_port(l, 8080, 0), 0);
@@ -341,11 +370,12 @@ TEST_F(Lab, tcp_initial_cwnd_is_ten_segments_both_ways) {
         Bytes first = take_data(*c, &pkts);
         EXPECT_EQ(first.size(), 10u * 1460u);
         size_t segs = 0;
-        for (const Pkt &k : pkts) segs += k.payload.empty() ? 0 : 1;
+        for (const Pkt &k : pkts)
+            segs += k.payload.empty() ? 0 : 1;
         EXPECT_EQ(segs, 10u);
-        advance(10);  // no timer sends more before an ACK
+        advance(10); // no timer sends more before an ACK
         EXPECT_TRUE(take_data(*c).empty());
-        peer_ack(*c);  // slow start: the window grows
+        peer_ack(*c); // slow start: the window grows
         EXPECT_GT(take_data(*c).size(), 1460u);
     }
 }

@@ -19,18 +19,24 @@ extern "C" {
 
 using namespace stktest;
 
-namespace {
+namespace
+{
 
-class Demux : public Lab {
+class Demux : public Lab
+{
   protected:
     // The table holds n PCBs (when the hashed lookup is built in).
-    void entries_are(long n, int line) {
+    void
+    entries_are(long n, int line)
+    {
         if (stk_test_pcb_hash_enabled()) {
             EXPECT_EQ(stk_test_pcb_hash_entries(), n) << "line " << line;
         }
     }
 
-    stk_sock *listener(uint16_t port, uint32_t ip = 0, bool reuseport = false) {
+    stk_sock *
+    listener(uint16_t port, uint32_t ip = 0, bool reuseport = false)
+    {
         stk_sock *s = tcp_sock();
         int one = 1;
         if (reuseport) {
@@ -45,15 +51,19 @@ class Demux : public Lab {
 
     // Peer sends each connection its own bytes in a shuffled order, then
     // every socket must hold exactly its own bytes.
-    void each_gets_its_own(std::vector<Conn> &cs, uint32_t seed) {
+    void
+    each_gets_its_own(std::vector<Conn> &cs, uint32_t seed)
+    {
         std::vector<size_t> order(cs.size());
-        for (size_t i = 0; i < order.size(); i++) order[i] = i;
+        for (size_t i = 0; i < order.size(); i++)
+            order[i] = i;
         std::mt19937 rng(seed);
         for (int round = 0; round < 2; round++) {
             std::shuffle(order.begin(), order.end(), rng);
             for (size_t k : order) {
                 peer_send(cs[k], pattern(40 + k % 60, (uint8_t)(k + round)));
-                if (k % 64 == 0) drain();
+                if (k % 64 == 0)
+                    drain();
             }
             drain();
         }
@@ -70,7 +80,9 @@ class Demux : public Lab {
 
     // The stack closes c first; the peer ACKs the FIN and sends its own:
     // c ends in TIME-WAIT on the stack.
-    void close_into_time_wait(Conn &c) {
+    void
+    close_into_time_wait(Conn &c)
+    {
         stk_sock_close(c.s);
         socks_.erase(std::find(socks_.begin(), socks_.end(), c.s));
         c.s = nullptr;
@@ -84,9 +96,10 @@ class Demux : public Lab {
     }
 };
 
-}  // namespace
+} // namespace
 
-TEST(SipHash, matches_the_reference_vectors) {
+TEST(SipHash, matches_the_reference_vectors)
+{
     // Key 00..0f; messages 00..07 and 00..0f (the SipHash paper's
     // vectors.h for SipHash-2-4; the 1-3 values from the same reference
     // code with c=1, d=3).
@@ -99,7 +112,8 @@ TEST(SipHash, matches_the_reference_vectors) {
     EXPECT_EQ(stk__siphash(key, m, 2, 1, 3), 0xcc4fdd1a7d908b66ull);
 }
 
-TEST_F(Demux, two_thousand_accepted_connections_each_get_their_own_data) {
+TEST_F(Demux, two_thousand_accepted_connections_each_get_their_own_data)
+{
     stk_sock *l = listener(80);
     std::vector<Conn> cs;
     for (int i = 0; i < 2000; i++) {
@@ -108,7 +122,7 @@ TEST_F(Demux, two_thousand_accepted_connections_each_get_their_own_data) {
     }
     if (stk_test_pcb_hash_enabled()) {
         EXPECT_EQ(stk_test_pcb_hash_entries(), 2001);
-        EXPECT_GE(stk_test_pcb_hash_slots(), 2 * 2001);  // at most half full
+        EXPECT_GE(stk_test_pcb_hash_slots(), 2 * 2001); // at most half full
     }
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
     each_gets_its_own(cs, 1);
@@ -116,18 +130,20 @@ TEST_F(Demux, two_thousand_accepted_connections_each_get_their_own_data) {
 
     // Closing everything (peer answers each FIN) and letting TIME-WAIT
     // expire empties the table and shrinks it back.
-    for (Conn &c : cs) close_into_time_wait(c);
+    for (Conn &c : cs)
+        close_into_time_wait(c);
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
     advance(61000);
     drain();
     if (stk_test_pcb_hash_enabled()) {
-        EXPECT_EQ(stk_test_pcb_hash_entries(), 1);  // the listener
+        EXPECT_EQ(stk_test_pcb_hash_entries(), 1); // the listener
         EXPECT_EQ(stk_test_pcb_hash_slots(), 1024);
     }
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
 }
 
-TEST_F(Demux, a_thousand_connected_sockets_each_get_their_own_data) {
+TEST_F(Demux, a_thousand_connected_sockets_each_get_their_own_data)
+{
     std::vector<Conn> cs;
     for (int i = 0; i < 1000; i++) {
         cs.push_back(active_open((uint16_t)(80 + i % 3)));
@@ -138,11 +154,14 @@ TEST_F(Demux, a_thousand_connected_sockets_each_get_their_own_data) {
     each_gets_its_own(cs, 2);
 }
 
-TEST_F(Demux, time_wait_pcbs_are_found_among_many) {
+TEST_F(Demux, time_wait_pcbs_are_found_among_many)
+{
     stk_sock *l = listener(80);
     std::vector<Conn> cs;
-    for (int i = 0; i < 300; i++) cs.push_back(passive_open(l, 80, (uint16_t)(20000 + i)));
-    for (Conn &c : cs) close_into_time_wait(c);
+    for (int i = 0; i < 300; i++)
+        cs.push_back(passive_open(l, 80, (uint16_t)(20000 + i)));
+    for (Conn &c : cs)
+        close_into_time_wait(c);
     entries_are(301, __LINE__);
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
 
@@ -185,10 +204,12 @@ TEST_F(Demux, time_wait_pcbs_are_found_among_many) {
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
 }
 
-TEST_F(Demux, every_way_out_of_the_lists_leaves_the_table) {
+TEST_F(Demux, every_way_out_of_the_lists_leaves_the_table)
+{
     stk_sock *l = listener(80);
     std::vector<Conn> cs;
-    for (int i = 0; i < 4; i++) cs.push_back(passive_open(l, 80, (uint16_t)(30000 + i)));
+    for (int i = 0; i < 4; i++)
+        cs.push_back(passive_open(l, 80, (uint16_t)(30000 + i)));
     entries_are(5, __LINE__);
 
     // Peer's RST.
@@ -204,7 +225,9 @@ TEST_F(Demux, every_way_out_of_the_lists_leaves_the_table) {
 
     // Abortive close (SO_LINGER 0) sends a RST.
     linger lg{1, 0};
-    ASSERT_EQ(stk_sock_setsockopt(cs[1].s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)), 0);
+    ASSERT_EQ(
+        stk_sock_setsockopt(cs[1].s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)),
+        0);
     stk_sock_close(cs[1].s);
     socks_.erase(std::find(socks_.begin(), socks_.end(), cs[1].s));
     EXPECT_EQ(one().flags & RST, RST);
@@ -261,7 +284,8 @@ TEST_F(Demux, every_way_out_of_the_lists_leaves_the_table) {
     EXPECT_EQ(stk_test_pcb_hash_anomalies(), 0);
 }
 
-TEST_F(Demux, a_specific_listener_wins_over_the_wildcard_on_its_port) {
+TEST_F(Demux, a_specific_listener_wins_over_the_wildcard_on_its_port)
+{
     stk_sock *any = listener(8080, 0, true);
     stk_sock *one_ip = listener(8080, kStackIp, true);
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);

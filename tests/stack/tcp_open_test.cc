@@ -13,7 +13,8 @@ extern "C" {
 
 using namespace stktest;
 
-TEST_F(Lab, tcp_connect_handshake_and_connect_results) {
+TEST_F(Lab, tcp_connect_handshake_and_connect_results)
+{
     stk_sock *s = tcp_sock();
     EXPECT_EQ(connect_to(s, kPeerIp, 80), -EINPROGRESS);
     EXPECT_EQ(connect_to(s, kPeerIp, 80), -EALREADY);
@@ -54,7 +55,8 @@ TEST_F(Lab, tcp_connect_handshake_and_connect_results) {
     EXPECT_EQ(rt_stats.tcp_connect, 1u);
 }
 
-TEST_F(Lab, tcp_connect_refused_sets_so_error) {
+TEST_F(Lab, tcp_connect_refused_sets_so_error)
+{
     stk_sock *s = tcp_sock();
     ASSERT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
     Pkt syn = one();
@@ -77,7 +79,8 @@ TEST_F(Lab, tcp_connect_refused_sets_so_error) {
     EXPECT_EQ(events(s) & EPOLLERR, 0u);
 }
 
-TEST_F(Lab, tcp_connect_refused_reported_by_next_connect) {
+TEST_F(Lab, tcp_connect_refused_reported_by_next_connect)
+{
     stk_sock *s = tcp_sock();
     ASSERT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
     Pkt syn = one();
@@ -93,21 +96,24 @@ TEST_F(Lab, tcp_connect_refused_reported_by_next_connect) {
     EXPECT_EQ(one().flags, SYN);
 }
 
-TEST_F(Lab, tcp_connect_times_out_with_virtual_clock) {
+TEST_F(Lab, tcp_connect_times_out_with_virtual_clock)
+{
     stk_sock *s = tcp_sock();
     ASSERT_EQ(connect_to(s, kPeerIp, 82), -EINPROGRESS);
     int syns = 0;
     for (int i = 0; i < 400 && stk_sock_events(s, nullptr) == 0; i++) {
         advance(1000);
         for (const Pkt &p : drain())
-            if (p.flags == SYN) syns++;
+            if (p.flags == SYN)
+                syns++;
     }
     drain();
-    EXPECT_GE(syns, 5);  // retransmitted SYNs
+    EXPECT_GE(syns, 5); // retransmitted SYNs
     EXPECT_EQ(stk_sock_take_error(s), ETIMEDOUT);
 }
 
-TEST_F(Lab, tcp_accept_handshake_and_queue) {
+TEST_F(Lab, tcp_accept_handshake_and_queue)
+{
     stk_sock *l = tcp_sock();
     ASSERT_EQ(bind_port(l, 8080, 0), 0);
     ASSERT_EQ(stk_sock_listen(l, 16), 0);
@@ -129,7 +135,8 @@ TEST_F(Lab, tcp_accept_handshake_and_queue) {
     EXPECT_EQ(connect_to(l, kPeerIp, 1), -EISCONN);
 }
 
-TEST_F(Lab, tcp_accept_data_arriving_before_accept_is_kept) {
+TEST_F(Lab, tcp_accept_data_arriving_before_accept_is_kept)
+{
     stk_sock *l = tcp_sock();
     ASSERT_EQ(bind_port(l, 8080, 0), 0);
     ASSERT_EQ(stk_sock_listen(l, 4), 0);
@@ -159,10 +166,11 @@ TEST_F(Lab, tcp_accept_data_arriving_before_accept_is_kept) {
     EXPECT_EQ(got, pattern(100));
 }
 
-TEST_F(Lab, tcp_listen_backlog_full_refuses_syn) {
+TEST_F(Lab, tcp_listen_backlog_full_refuses_syn)
+{
     stk_sock *l = tcp_sock();
     ASSERT_EQ(bind_port(l, 8080, 0), 0);
-    ASSERT_EQ(stk_sock_listen(l, 1), 0);  // Linux queues backlog+1 = 2
+    ASSERT_EQ(stk_sock_listen(l, 1), 0); // Linux queues backlog+1 = 2
     for (uint16_t p = 41000; p < 41002; p++) {
         TcpSeg syn;
         syn.sport = p;
@@ -197,7 +205,8 @@ TEST_F(Lab, tcp_listen_backlog_full_refuses_syn) {
     EXPECT_EQ(sa.flags, SYN | ACK);
 }
 
-TEST_F(Lab, tcp_isns_differ_and_are_not_sequential) {
+TEST_F(Lab, tcp_isns_differ_and_are_not_sequential)
+{
     std::vector<uint32_t> isn;
     for (int i = 0; i < 4; i++) {
         stk_sock *s = tcp_sock();
@@ -213,15 +222,16 @@ TEST_F(Lab, tcp_isns_differ_and_are_not_sequential) {
     }
 }
 
-TEST_F(Lab, tcp_bind_rules) {
+TEST_F(Lab, tcp_bind_rules)
+{
     stk_sock *a = tcp_sock(), *b = tcp_sock(), *c = tcp_sock();
     EXPECT_EQ(bind_port(a, 9000), 0);
-    EXPECT_EQ(bind_port(a, 9001), -EINVAL);           // already bound
+    EXPECT_EQ(bind_port(a, 9001), -EINVAL); // already bound
     EXPECT_EQ(bind_port(b, 9000), -EADDRINUSE);
-    EXPECT_EQ(bind_port(b, 9000, 0x0a000063), -EADDRNOTAVAIL);  // not ours
+    EXPECT_EQ(bind_port(b, 9000, 0x0a000063), -EADDRNOTAVAIL); // not ours
     int one_ = 1;
     ASSERT_EQ(stk_sock_setsockopt(b, SOL_SOCKET, SO_REUSEADDR, &one_, 4), 0);
-    EXPECT_EQ(bind_port(b, 9000), -EADDRINUSE);  // a lacks SO_REUSEADDR
+    EXPECT_EQ(bind_port(b, 9000), -EADDRINUSE); // a lacks SO_REUSEADDR
     // Port 0: an ephemeral port in Linux's range.
     EXPECT_EQ(bind_port(c, 0), 0);
     sockaddr_in sa{};
@@ -239,7 +249,7 @@ TEST_F(Lab, tcp_bind_rules) {
     EXPECT_EQ(stk_sock_listen(e, 5), -EADDRINUSE);
     stk_sock *f = tcp_sock();
     ASSERT_EQ(stk_sock_setsockopt(f, SOL_SOCKET, SO_REUSEADDR, &one_, 4), 0);
-    EXPECT_EQ(bind_port(f, 9100), -EADDRINUSE);  // d is listening
+    EXPECT_EQ(bind_port(f, 9100), -EADDRINUSE); // d is listening
     stk_sock *g = tcp_sock(), *h = tcp_sock();
     ASSERT_EQ(stk_sock_setsockopt(g, SOL_SOCKET, SO_REUSEPORT, &one_, 4), 0);
     ASSERT_EQ(stk_sock_setsockopt(h, SOL_SOCKET, SO_REUSEPORT, &one_, 4), 0);
@@ -247,7 +257,8 @@ TEST_F(Lab, tcp_bind_rules) {
     EXPECT_EQ(bind_port(h, 9200), 0);
 }
 
-TEST_F(Lab, tcp_listen_unbound_picks_port_and_relisten_updates_backlog) {
+TEST_F(Lab, tcp_listen_unbound_picks_port_and_relisten_updates_backlog)
+{
     stk_sock *l = tcp_sock();
     ASSERT_EQ(stk_sock_listen(l, 0), 0);
     sockaddr_in sa{};
@@ -266,5 +277,6 @@ TEST_F(Lab, tcp_listen_unbound_picks_port_and_relisten_updates_backlog) {
     len = sizeof(sa);
     EXPECT_EQ(stk_sock_getname(u, (sockaddr *)&sa, &len, true), -ENOTCONN);
     // Fresh socket: EPOLLOUT|EPOLLHUP as Linux's tcp_poll.
-    EXPECT_EQ(events(u) & (EPOLLOUT | EPOLLHUP), (uint32_t)(EPOLLOUT | EPOLLHUP));
+    EXPECT_EQ(events(u) & (EPOLLOUT | EPOLLHUP),
+              (uint32_t)(EPOLLOUT | EPOLLHUP));
 }

@@ -14,12 +14,15 @@ extern "C" {
 
 using namespace stktest;
 
-namespace {
+namespace
+{
 
-class Reuse : public Lab {
+class Reuse : public Lab
+{
   protected:
-    stk_sock *listener(uint16_t port, int backlog, bool reuseport = true,
-                       uint32_t ip = 0) {
+    stk_sock *
+    listener(uint16_t port, int backlog, bool reuseport = true, uint32_t ip = 0)
+    {
         stk_sock *s = tcp_sock();
         int one = 1;
         if (reuseport) {
@@ -34,7 +37,9 @@ class Reuse : public Lab {
 
     // The peer opens a connection to port without anyone accepting it;
     // false when the stack did not answer the SYN with a SYN-ACK.
-    bool handshake(uint16_t port, uint16_t peer_port, Conn *out) {
+    bool
+    handshake(uint16_t port, uint16_t peer_port, Conn *out)
+    {
         Conn c;
         c.sport = port;
         c.pport = peer_port;
@@ -47,7 +52,8 @@ class Reuse : public Lab {
         syn.mss = 1460;
         inject_tcp(syn);
         std::vector<Pkt> v = drain();
-        if (v.size() != 1 || v[0].flags != (SYN | ACK)) return false;
+        if (v.size() != 1 || v[0].flags != (SYN | ACK))
+            return false;
         c.rcv = v[0].seq + 1;
         TcpSeg ack;
         ack.sport = peer_port;
@@ -56,12 +62,15 @@ class Reuse : public Lab {
         ack.ack = c.rcv;
         ack.flags = ACK;
         inject_tcp(ack);
-        if (out) *out = c;
+        if (out)
+            *out = c;
         return true;
     }
 
     // Accept everything queued on l: peer port -> accepted socket.
-    std::map<uint16_t, stk_sock *> accept_all(stk_sock *l) {
+    std::map<uint16_t, stk_sock *>
+    accept_all(stk_sock *l)
+    {
         std::map<uint16_t, stk_sock *> got;
         stk_sock *c = nullptr;
         sockaddr_in a{};
@@ -75,16 +84,17 @@ class Reuse : public Lab {
     }
 };
 
-}  // namespace
+} // namespace
 
-TEST_F(Reuse, two_listeners_share_the_port_and_spread_connections) {
+TEST_F(Reuse, two_listeners_share_the_port_and_spread_connections)
+{
     stk_sock *l1 = listener(8080, 32);
     stk_sock *l2 = listener(8080, 32);
     int v = 0;
     socklen_t vl = sizeof(v);
     ASSERT_EQ(stk_sock_getsockopt(l2, SOL_SOCKET, SO_REUSEPORT, &v, &vl), 0);
     EXPECT_EQ(v, 1);
-    EXPECT_EQ(stk_test_lgroups(), 1);  // one lwIP listening pcb
+    EXPECT_EQ(stk_test_lgroups(), 1); // one lwIP listening pcb
     // A third socket without SO_REUSEPORT cannot bind the port.
     stk_sock *x = tcp_sock();
     EXPECT_EQ(bind_port(x, 8080, 0), -EADDRINUSE);
@@ -102,7 +112,8 @@ TEST_F(Reuse, two_listeners_share_the_port_and_spread_connections) {
     EXPECT_GT(a1.size(), 0u);
     EXPECT_GT(a2.size(), 0u);
     EXPECT_EQ(a1.size() + a2.size(), 20u);
-    for (auto &kv : a1) EXPECT_EQ(a2.count(kv.first), 0u);  // exactly one
+    for (auto &kv : a1)
+        EXPECT_EQ(a2.count(kv.first), 0u); // exactly one
     EXPECT_EQ(events(l1) & EPOLLIN, 0u);
     EXPECT_EQ(events(l2) & EPOLLIN, 0u);
     // Each accepted connection carries its own data.
@@ -120,36 +131,42 @@ TEST_F(Reuse, two_listeners_share_the_port_and_spread_connections) {
     EXPECT_EQ(rt_stats.tcp_accept, 20u);
 }
 
-TEST_F(Reuse, closing_one_member_resets_its_queue_and_the_other_keeps_working) {
+TEST_F(Reuse, closing_one_member_resets_its_queue_and_the_other_keeps_working)
+{
     stk_sock *l1 = listener(8080, 32);
     stk_sock *l2 = listener(8080, 32);
     std::vector<uint16_t> on1;
-    for (uint16_t p = 41000; p < 41016; p++) ASSERT_TRUE(handshake(8080, p, nullptr));
+    for (uint16_t p = 41000; p < 41016; p++)
+        ASSERT_TRUE(handshake(8080, p, nullptr));
     // Find who got what without accepting: accept from l2 only later.
     // Close l1 (it created the lwIP pcb) with its connections unaccepted.
     std::vector<stk_sock *> keep;
     for (stk_sock *s : socks_)
-        if (s != l1) keep.push_back(s);
+        if (s != l1)
+            keep.push_back(s);
     stk_sock_close(l1);
     socks_ = keep;
     std::vector<Pkt> v = drain();
     size_t rsts = 0;
     for (const Pkt &p : v) {
         EXPECT_EQ(p.proto, 6);
-        if (p.flags & RST) rsts++;
+        if (p.flags & RST)
+            rsts++;
     }
     auto a2 = accept_all(l2);
-    EXPECT_GT(rsts, 0u);  // l1's queue was reset
+    EXPECT_GT(rsts, 0u); // l1's queue was reset
     EXPECT_GT(a2.size(), 0u);
     EXPECT_EQ(rsts + a2.size(), 16u);
     EXPECT_EQ(stk_test_lgroups(), 1);
     // New connections all go to the remaining member.
-    for (uint16_t p = 42000; p < 42010; p++) ASSERT_TRUE(handshake(8080, p, nullptr));
+    for (uint16_t p = 42000; p < 42010; p++)
+        ASSERT_TRUE(handshake(8080, p, nullptr));
     EXPECT_EQ(accept_all(l2).size(), 10u);
     // The last member closes: the port is closed (RST to a SYN).
     keep.clear();
     for (stk_sock *s : socks_)
-        if (s != l2) keep.push_back(s);
+        if (s != l2)
+            keep.push_back(s);
     stk_sock_close(l2);
     socks_ = keep;
     EXPECT_EQ(stk_test_lgroups(), 0);
@@ -164,7 +181,8 @@ TEST_F(Reuse, closing_one_member_resets_its_queue_and_the_other_keeps_working) {
     EXPECT_EQ(r.flags & RST, RST);
 }
 
-TEST_F(Reuse, handshake_in_progress_survives_its_listener_closing) {
+TEST_F(Reuse, handshake_in_progress_survives_its_listener_closing)
+{
     stk_sock *l1 = listener(8080, 8);
     stk_sock *l2 = listener(8080, 8);
     TcpSeg syn;
@@ -177,7 +195,8 @@ TEST_F(Reuse, handshake_in_progress_survives_its_listener_closing) {
     ASSERT_EQ(sa.flags, SYN | ACK);
     std::vector<stk_sock *> keep;
     for (stk_sock *s : socks_)
-        if (s != l1) keep.push_back(s);
+        if (s != l1)
+            keep.push_back(s);
     stk_sock_close(l1);
     socks_ = keep;
     TcpSeg ack;
@@ -191,8 +210,9 @@ TEST_F(Reuse, handshake_in_progress_survives_its_listener_closing) {
     EXPECT_EQ(accept_all(l2).size(), 1u);
 }
 
-TEST_F(Reuse, each_member_has_its_own_backlog) {
-    stk_sock *l1 = listener(8080, 0);  // room for one connection each
+TEST_F(Reuse, each_member_has_its_own_backlog)
+{
+    stk_sock *l1 = listener(8080, 0); // room for one connection each
     stk_sock *l2 = listener(8080, 0);
     ASSERT_TRUE(handshake(8080, 45000, nullptr));
     ASSERT_TRUE(handshake(8080, 45001, nullptr));
@@ -200,14 +220,15 @@ TEST_F(Reuse, each_member_has_its_own_backlog) {
     uint64_t ov = rt_stats.tcp_listen_overflow;
     EXPECT_FALSE(handshake(8080, 45002, nullptr));
     EXPECT_GT(rt_stats.tcp_listen_overflow, ov);
-    EXPECT_EQ(accept_all(l1).size(), 1u);  // one each: full ones skipped
+    EXPECT_EQ(accept_all(l1).size(), 1u); // one each: full ones skipped
     EXPECT_EQ(accept_all(l2).size(), 1u);
     // Room again on both.
     ASSERT_TRUE(handshake(8080, 45003, nullptr));
     EXPECT_EQ(accept_all(l1).size() + accept_all(l2).size(), 1u);
 }
 
-TEST_F(Reuse, listen_rules_follow_linux) {
+TEST_F(Reuse, listen_rules_follow_linux)
+{
     // SO_REUSEADDR lets two sockets bind, but only one may listen.
     int one = 1;
     stk_sock *a = tcp_sock();
@@ -233,17 +254,20 @@ TEST_F(Reuse, listen_rules_follow_linux) {
     EXPECT_EQ(accept_all(spec).size(), 1u);
 }
 
-TEST_F(Reuse, member_can_stop_and_listen_again) {
+TEST_F(Reuse, member_can_stop_and_listen_again)
+{
     stk_sock *l1 = listener(8080, 32);
     stk_sock *l2 = listener(8080, 32);
     // shutdown(SHUT_RD) stops listening (Linux: back to CLOSE, still bound).
     ASSERT_EQ(stk_sock_shutdown(l1, SHUT_RD), 0);
     EXPECT_FALSE(stk_sock_is_listening(l1));
-    for (uint16_t p = 47000; p < 47006; p++) ASSERT_TRUE(handshake(8080, p, nullptr));
+    for (uint16_t p = 47000; p < 47006; p++)
+        ASSERT_TRUE(handshake(8080, p, nullptr));
     EXPECT_EQ(accept_all(l2).size(), 6u);
     ASSERT_EQ(stk_sock_listen(l1, 32), 0);
     EXPECT_EQ(stk_test_lgroups(), 1);
-    for (uint16_t p = 47100; p < 47120; p++) ASSERT_TRUE(handshake(8080, p, nullptr));
+    for (uint16_t p = 47100; p < 47120; p++)
+        ASSERT_TRUE(handshake(8080, p, nullptr));
     size_t n1 = accept_all(l1).size(), n2 = accept_all(l2).size();
     EXPECT_GT(n1, 0u);
     EXPECT_GT(n2, 0u);

@@ -14,12 +14,16 @@ extern "C" {
 
 using namespace stktest;
 
-namespace {
+namespace
+{
 
-class Icmp : public Lab {
+class Icmp : public Lab
+{
   protected:
     // A connected UDP socket to the peer's port 7009; returns its port.
-    stk_sock *connected(uint16_t *port) {
+    stk_sock *
+    connected(uint16_t *port)
+    {
         stk_sock *s = udp_sock();
         EXPECT_EQ(connect_to(s, kPeerIp, 7009), 0);
         sockaddr_in a{};
@@ -31,26 +35,37 @@ class Icmp : public Lab {
 
     // The ICMP message (type, code) about a datagram the stack sent from
     // sport to the peer's dport, quoting `quote` bytes of it (0: all).
-    static Bytes icmp_about(uint8_t type, uint8_t code, uint16_t sport,
-                            uint16_t dport, size_t quote = 0) {
+    static Bytes
+    icmp_about(uint8_t type, uint8_t code, uint16_t sport, uint16_t dport,
+               size_t quote = 0)
+    {
         Bytes dgram = udp(kStackIp, kPeerIp, sport, dport, pattern(4));
-        if (quote != 0 && quote < dgram.size()) dgram.resize(quote);
+        if (quote != 0 && quote < dgram.size())
+            dgram.resize(quote);
         Bytes m(8 + dgram.size(), 0);
         m[0] = type;
         m[1] = code;
         std::copy(dgram.begin(), dgram.end(), m.begin() + 8);
         return m;
     }
-    static Bytes with_csum(Bytes m) {
+    static Bytes
+    with_csum(Bytes m)
+    {
         m[2] = m[3] = 0;
         uint16_t c = csum(m.data(), m.size());
         m[2] = c >> 8;
         m[3] = c & 0xff;
         return m;
     }
-    void inject_icmp(const Bytes &m) { inject_ip(ipv4(kPeerIp, kStackIp, 1, with_csum(m))); }
+    void
+    inject_icmp(const Bytes &m)
+    {
+        inject_ip(ipv4(kPeerIp, kStackIp, 1, with_csum(m)));
+    }
 
-    static ssize_t recv1(stk_sock *s) {
+    static ssize_t
+    recv1(stk_sock *s)
+    {
         uint8_t b[64];
         iovec iov{b, sizeof(b)};
         msghdr m{};
@@ -58,7 +73,9 @@ class Icmp : public Lab {
         m.msg_iovlen = 1;
         return stk_sock_recvmsg(s, &m, 0);
     }
-    static int so_error(stk_sock *s) {
+    static int
+    so_error(stk_sock *s)
+    {
         int e = -1;
         socklen_t l = sizeof(e);
         EXPECT_EQ(stk_sock_getsockopt(s, SOL_SOCKET, SO_ERROR, &e, &l), 0);
@@ -66,9 +83,10 @@ class Icmp : public Lab {
     }
 };
 
-}  // namespace
+} // namespace
 
-TEST_F(Icmp, port_unreachable_reaches_connected_socket_as_linux) {
+TEST_F(Icmp, port_unreachable_reaches_connected_socket_as_linux)
+{
     uint16_t port;
     stk_sock *s = connected(&port);
     ASSERT_EQ(send_bytes(s, pattern(4)), 4);
@@ -79,7 +97,7 @@ TEST_F(Icmp, port_unreachable_reaches_connected_socket_as_linux) {
     int calls = notify_calls_;
     stk_sock_set_notify(s, &Lab::notify, nullptr);
     inject_icmp(icmp_about(3, 3, port, 7009));
-    EXPECT_TRUE(drain().empty());  // nothing answers an ICMP error
+    EXPECT_TRUE(drain().empty()); // nothing answers an ICMP error
     uint32_t ev = stk_sock_events(s, &g1);
     EXPECT_NE(ev & EPOLLERR, 0u);
     EXPECT_EQ(ev & EPOLLIN, 0u);
@@ -104,10 +122,11 @@ TEST_F(Icmp, port_unreachable_reaches_connected_socket_as_linux) {
     EXPECT_EQ(so_error(s), 0);
     EXPECT_EQ(events(s) & EPOLLERR, 0u);
     EXPECT_EQ(recv1(s), -EAGAIN);
-    EXPECT_EQ(rt_stats.rx_drop_stack, 0u);  // consumed, not dropped
+    EXPECT_EQ(rt_stats.rx_drop_stack, 0u); // consumed, not dropped
 }
 
-TEST_F(Icmp, error_comes_before_queued_data) {
+TEST_F(Icmp, error_comes_before_queued_data)
+{
     uint16_t port;
     stk_sock *s = connected(&port);
     inject_ip(udp(kPeerIp, kStackIp, 7009, port, pattern(7)));
@@ -117,16 +136,25 @@ TEST_F(Icmp, error_comes_before_queued_data) {
     EXPECT_EQ(recv1(s), 7);
 }
 
-TEST_F(Icmp, codes_map_to_linux_errnos) {
+TEST_F(Icmp, codes_map_to_linux_errnos)
+{
     uint16_t port;
     stk_sock *s = connected(&port);
-    struct { uint8_t type, code; int err; } cases[] = {
-        {3, 0, ENETUNREACH}, {3, 1, EHOSTUNREACH}, {3, 2, ENOPROTOOPT},
-        {3, 3, ECONNREFUSED}, {3, 4, EMSGSIZE}, {3, 7, EHOSTDOWN},
-        {3, 13, EHOSTUNREACH}, {12, 0, EPROTO},
-        {11, 0, 0},  // time exceeded: not reported without IP_RECVERR
-        {4, 0, 0},   // source quench
-        {3, 16, 0},  // unknown code
+    struct {
+        uint8_t type, code;
+        int err;
+    } cases[] = {
+        {3, 0, ENETUNREACH},
+        {3, 1, EHOSTUNREACH},
+        {3, 2, ENOPROTOOPT},
+        {3, 3, ECONNREFUSED},
+        {3, 4, EMSGSIZE},
+        {3, 7, EHOSTDOWN},
+        {3, 13, EHOSTUNREACH},
+        {12, 0, EPROTO},
+        {11, 0, 0}, // time exceeded: not reported without IP_RECVERR
+        {4, 0, 0},  // source quench
+        {3, 16, 0}, // unknown code
     };
     for (auto &c : cases) {
         inject_icmp(icmp_about(c.type, c.code, port, 7009));
@@ -137,7 +165,8 @@ TEST_F(Icmp, codes_map_to_linux_errnos) {
     EXPECT_EQ(so_error(s), ECONNREFUSED);
 }
 
-TEST_F(Icmp, unconnected_or_other_sockets_ignore_it) {
+TEST_F(Icmp, unconnected_or_other_sockets_ignore_it)
+{
     uint16_t port;
     stk_sock *c = connected(&port);
     stk_sock *u = udp_sock();
@@ -155,11 +184,11 @@ TEST_F(Icmp, unconnected_or_other_sockets_ignore_it) {
     m.msg_namelen = sizeof(to);
     ASSERT_EQ(stk_sock_sendmsg(u, &m, 0), 4);
     drain();
-    inject_icmp(icmp_about(3, 3, 5000, 7009));      // unconnected: ignored
-    inject_icmp(icmp_about(3, 3, port, 7010));      // other peer port
-    inject_icmp(icmp_about(3, 3, port + 1, 7009));  // other local port
+    inject_icmp(icmp_about(3, 3, 5000, 7009));     // unconnected: ignored
+    inject_icmp(icmp_about(3, 3, port, 7010));     // other peer port
+    inject_icmp(icmp_about(3, 3, port + 1, 7009)); // other local port
     {
-        Bytes q = icmp_about(3, 3, port, 7009);     // other peer address
+        Bytes q = icmp_about(3, 3, port, 7009); // other peer address
         q[8 + 19] ^= 1;
         q[8 + 10] = q[8 + 11] = 0;
         uint16_t ck = csum(&q[8], 20);
@@ -179,7 +208,8 @@ TEST_F(Icmp, unconnected_or_other_sockets_ignore_it) {
     EXPECT_EQ(so_error(c), 0);
 }
 
-TEST_F(Icmp, malformed_messages_are_ignored_and_counted) {
+TEST_F(Icmp, malformed_messages_are_ignored_and_counted)
+{
     uint16_t port;
     stk_sock *s = connected(&port);
     Bytes good = with_csum(icmp_about(3, 3, port, 7009));
@@ -187,7 +217,8 @@ TEST_F(Icmp, malformed_messages_are_ignored_and_counted) {
     // Truncated ICMP (every length short of header + IP + 8 bytes).
     for (size_t n = 0; n < 8 + 28; n++) {
         Bytes m(good.begin(), good.begin() + n);
-        if (n >= 4) m = with_csum(m);
+        if (n >= 4)
+            m = with_csum(m);
         bad.push_back(ipv4(kPeerIp, kStackIp, 1, m));
     }
     auto mangle = [&](size_t off, uint8_t v, bool fix = true) {
@@ -195,24 +226,25 @@ TEST_F(Icmp, malformed_messages_are_ignored_and_counted) {
         m[off] = v;
         return ipv4(kPeerIp, kStackIp, 1, fix ? with_csum(m) : m);
     };
-    bad.push_back(mangle(2, good[2] ^ 0x40, false));  // bad ICMP checksum
-    bad.push_back(mangle(8, 0x44));                   // quoted IHL < 5
-    bad.push_back(mangle(8, 0x4f));                   // quoted IHL past end
-    bad.push_back(mangle(8, 0x65));                   // quoted version 6
-    bad.push_back(mangle(8 + 9, 6));                  // quoted TCP
-    bad.push_back(mangle(8 + 7, 1));                  // quoted later fragment
-    bad.push_back(mangle(8 + 15, 3));                 // quoted source not us
+    bad.push_back(mangle(2, good[2] ^ 0x40, false)); // bad ICMP checksum
+    bad.push_back(mangle(8, 0x44));                  // quoted IHL < 5
+    bad.push_back(mangle(8, 0x4f));                  // quoted IHL past end
+    bad.push_back(mangle(8, 0x65));                  // quoted version 6
+    bad.push_back(mangle(8 + 9, 6));                 // quoted TCP
+    bad.push_back(mangle(8 + 7, 1));                 // quoted later fragment
+    bad.push_back(mangle(8 + 15, 3));                // quoted source not us
     {
         Bytes ip = ipv4(kPeerIp, kStackIp, 1, good);
-        ip[10] ^= 0x11;  // bad outer IP checksum
+        ip[10] ^= 0x11; // bad outer IP checksum
         bad.push_back(ip);
         ip = ipv4(kPeerIp, kStackIp, 1, good);
-        ip[2] = 0xff;  // outer total length past the frame
+        ip[2] = 0xff; // outer total length past the frame
         bad.push_back(ip);
-        bad.push_back(ipv4(kPeerIp, kStackIp, 1, good, 0x2000, 5));  // fragment
-        bad.push_back(ipv4(kPeerIp, 0x0a000009, 1, good));           // not us
+        bad.push_back(ipv4(kPeerIp, kStackIp, 1, good, 0x2000, 5)); // fragment
+        bad.push_back(ipv4(kPeerIp, 0x0a000009, 1, good));          // not us
     }
-    for (const Bytes &ip : bad) inject_ip(ip);
+    for (const Bytes &ip : bad)
+        inject_ip(ip);
     drain();
     EXPECT_EQ(events(s) & EPOLLERR, 0u);
     EXPECT_EQ(so_error(s), 0);

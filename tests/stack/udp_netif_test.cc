@@ -11,9 +11,12 @@ extern "C" {
 
 using namespace stktest;
 
-namespace {
-ssize_t udp_recv(stk_sock *s, Bytes *b, size_t cap, int flags,
-                 sockaddr_in *from = nullptr, int *mflags = nullptr) {
+namespace
+{
+ssize_t
+udp_recv(stk_sock *s, Bytes *b, size_t cap, int flags,
+         sockaddr_in *from = nullptr, int *mflags = nullptr)
+{
     b->assign(cap, 0);
     iovec iov{b->data(), cap};
     sockaddr_in a{};
@@ -23,13 +26,17 @@ ssize_t udp_recv(stk_sock *s, Bytes *b, size_t cap, int flags,
     m.msg_name = &a;
     m.msg_namelen = sizeof(a);
     ssize_t n = stk_sock_recvmsg(s, &m, flags);
-    if (from) *from = a;
-    if (mflags) *mflags = m.msg_flags;
+    if (from)
+        *from = a;
+    if (mflags)
+        *mflags = m.msg_flags;
     b->resize(n > 0 ? std::min((size_t)n, cap) : 0);
     return n;
 }
 
-ssize_t udp_sendto(stk_sock *s, const Bytes &b, uint32_t ip, uint16_t port) {
+ssize_t
+udp_sendto(stk_sock *s, const Bytes &b, uint32_t ip, uint16_t port)
+{
     iovec iov{(void *)b.data(), b.size()};
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -42,9 +49,10 @@ ssize_t udp_sendto(stk_sock *s, const Bytes &b, uint32_t ip, uint16_t port) {
     m.msg_namelen = sizeof(a);
     return stk_sock_sendmsg(s, &m, 0);
 }
-}  // namespace
+} // namespace
 
-TEST_F(Lab, udp_send_and_receive) {
+TEST_F(Lab, udp_send_and_receive)
+{
     stk_sock *s = udp_sock();
     ASSERT_EQ(bind_port(s, 5000, 0), 0);
     ASSERT_EQ(udp_sendto(s, pattern(100), kPeerIp, 6000), 100);
@@ -65,7 +73,8 @@ TEST_F(Lab, udp_send_and_receive) {
     EXPECT_EQ(udp_recv(s, &b, 1000, 0), -EAGAIN);
 }
 
-TEST_F(Lab, udp_truncation_peek_and_zero_length) {
+TEST_F(Lab, udp_truncation_peek_and_zero_length)
+{
     stk_sock *s = udp_sock();
     ASSERT_EQ(bind_port(s, 5000, 0), 0);
     inject_ip(udp(kPeerIp, kStackIp, 6000, 5000, pattern(100)));
@@ -74,17 +83,18 @@ TEST_F(Lab, udp_truncation_peek_and_zero_length) {
     int mf = 0;
     EXPECT_EQ(udp_recv(s, &b, 10, MSG_PEEK, nullptr, &mf), 10);
     EXPECT_NE(mf & MSG_TRUNC, 0);
-    EXPECT_EQ(udp_recv(s, &b, 10, MSG_TRUNC, nullptr, &mf), 100);  // real length
+    EXPECT_EQ(udp_recv(s, &b, 10, MSG_TRUNC, nullptr, &mf), 100); // real length
     EXPECT_NE(mf & MSG_TRUNC, 0);
     Bytes p100 = pattern(100);
     EXPECT_EQ(b, Bytes(p100.begin(), p100.begin() + 10));
-    EXPECT_NE(events(s) & EPOLLIN, 0u);  // the empty datagram
+    EXPECT_NE(events(s) & EPOLLIN, 0u); // the empty datagram
     EXPECT_EQ(udp_recv(s, &b, 10, 0, nullptr, &mf), 0);
     EXPECT_EQ(mf, 0);
     EXPECT_EQ(events(s) & EPOLLIN, 0u);
 }
 
-TEST_F(Lab, udp_connected_filters_and_default_peer) {
+TEST_F(Lab, udp_connected_filters_and_default_peer)
+{
     stk_sock *s = udp_sock();
     Bytes b;
     EXPECT_EQ(send_bytes(s, pattern(5)), -EDESTADDRREQ);
@@ -98,7 +108,7 @@ TEST_F(Lab, udp_connected_filters_and_default_peer) {
     ASSERT_EQ(send_bytes(s, pattern(5)), 5);
     Pkt p = one();
     EXPECT_EQ(p.dport, 7000);
-    inject_ip(udp(kPeerIp, kStackIp, 7001, port, pattern(5)));  // other port
+    inject_ip(udp(kPeerIp, kStackIp, 7001, port, pattern(5))); // other port
     EXPECT_EQ(udp_recv(s, &b, 100, 0), -EAGAIN);
     inject_ip(udp(kPeerIp, kStackIp, 7000, port, pattern(6)));
     EXPECT_EQ(udp_recv(s, &b, 100, 0), 6);
@@ -111,9 +121,10 @@ TEST_F(Lab, udp_connected_filters_and_default_peer) {
     EXPECT_EQ(send_bytes(s, pattern(5)), -EDESTADDRREQ);
 }
 
-TEST_F(Lab, udp_errors_and_rcvbuf_limit) {
+TEST_F(Lab, udp_errors_and_rcvbuf_limit)
+{
     stk_sock *s = udp_sock();
-    int rb = 2048;  // doubled: 4096, each datagram costs payload + 768
+    int rb = 2048; // doubled: 4096, each datagram costs payload + 768
     ASSERT_EQ(stk_sock_setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rb, 4), 0);
     ASSERT_EQ(bind_port(s, 5001, 0), 0);
     EXPECT_EQ(udp_sendto(s, Bytes(65508), kPeerIp, 1), -EMSGSIZE);
@@ -129,21 +140,23 @@ TEST_F(Lab, udp_errors_and_rcvbuf_limit) {
     EXPECT_GT(rt_stats.udp_rx_drop_full, 0u);
     int got = 0;
     Bytes b;
-    while (udp_recv(s, &b, 200, 0) == 100) got++;
+    while (udp_recv(s, &b, 200, 0) == 100)
+        got++;
     EXPECT_GE(got, 4);
     EXPECT_LE(got, 6);
     EXPECT_EQ(got + (int)rt_stats.udp_rx_drop_full, 20);
 }
 
-TEST_F(Lab, udp_large_datagram_fragmented_both_ways) {
+TEST_F(Lab, udp_large_datagram_fragmented_both_ways)
+{
     stk_sock *s = udp_sock();
     ASSERT_EQ(bind_port(s, 5002, 0), 0);
     Bytes big = pattern(4000);
     ASSERT_EQ(udp_sendto(s, big, kPeerIp, 6000), 4000);
     std::vector<Pkt> v = drain();
-    EXPECT_EQ(v.size(), 3u);  // 1480 + 1480 + 1048 (+ 8 header)
+    EXPECT_EQ(v.size(), 3u); // 1480 + 1480 + 1048 (+ 8 header)
     // Receive: fragments of one datagram reassembled.
-    Bytes full = udp(kPeerIp, kStackIp, 6000, 5002, big);  // IP packet
+    Bytes full = udp(kPeerIp, kStackIp, 6000, 5002, big); // IP packet
     Bytes l4(full.begin() + 20, full.end());
     size_t off = 0;
     while (off < l4.size()) {
@@ -160,7 +173,8 @@ TEST_F(Lab, udp_large_datagram_fragmented_both_ways) {
     EXPECT_EQ(b, big);
 }
 
-TEST_F(Lab, udp_to_closed_port_gets_icmp_unreachable) {
+TEST_F(Lab, udp_to_closed_port_gets_icmp_unreachable)
+{
     inject_ip(udp(kPeerIp, kStackIp, 6000, 5999, pattern(10)));
     Pkt p = one();
     EXPECT_EQ(p.proto, 1);
@@ -168,13 +182,14 @@ TEST_F(Lab, udp_to_closed_port_gets_icmp_unreachable) {
     EXPECT_EQ(p.icmp_code, 3);
 }
 
-TEST_F(Lab, netif_arp_reply) {
+TEST_F(Lab, netif_arp_reply)
+{
     Bytes a(28);
-    a[1] = 1;          // htype ethernet
-    a[2] = 0x08;       // ptype IPv4
+    a[1] = 1;    // htype ethernet
+    a[2] = 0x08; // ptype IPv4
     a[4] = 6;
     a[5] = 4;
-    a[7] = 1;          // request
+    a[7] = 1; // request
     memcpy(&a[8], kPeerMac, 6);
     a[14] = 10, a[15] = 0, a[16] = 0, a[17] = 1;
     a[24] = 10, a[25] = 0, a[26] = 0, a[27] = 2;
@@ -188,7 +203,8 @@ TEST_F(Lab, netif_arp_reply) {
     EXPECT_EQ(v[0].arp_tpa, kPeerIp);
 }
 
-TEST_F(Lab, netif_icmp_echo_reply) {
+TEST_F(Lab, netif_icmp_echo_reply)
+{
     Bytes icmp = {8, 0, 0, 0, 0x12, 0x34, 0, 1};
     Bytes data = pattern(56);
     icmp.insert(icmp.end(), data.begin(), data.end());
@@ -203,17 +219,19 @@ TEST_F(Lab, netif_icmp_echo_reply) {
     EXPECT_EQ(p.payload, data);
 }
 
-TEST_F(Lab, netif_routing_decisions) {
+TEST_F(Lab, netif_routing_decisions)
+{
     EXPECT_TRUE(stk_route_ok(htonl(kPeerIp)));
     EXPECT_TRUE(stk_route_ok(htonl(kStackIp)));
-    EXPECT_FALSE(stk_route_ok(htonl(0x7f000001)));   // loopback
-    EXPECT_FALSE(stk_route_ok(htonl(0x08080808)));   // no gateway
-    EXPECT_FALSE(stk_route_ok(htonl(0xe0000001)));   // multicast
+    EXPECT_FALSE(stk_route_ok(htonl(0x7f000001))); // loopback
+    EXPECT_FALSE(stk_route_ok(htonl(0x08080808))); // no gateway
+    EXPECT_FALSE(stk_route_ok(htonl(0xe0000001))); // multicast
     EXPECT_FALSE(stk_route_ok(0));
     EXPECT_EQ(stk_local_ip(), htonl(kStackIp));
 }
 
-TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
+TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues)
+{
     stk_sock *l = tcp_sock();
     ASSERT_EQ(bind_port(l, 8080, 0), 0);
     ASSERT_EQ(stk_sock_listen(l, 8), 0);
@@ -239,12 +257,26 @@ TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
     for (int k = 0; k < 6; k++) {
         Bytes b = good_tcp;
         switch (k) {
-        case 0: b[2] = 0xff; b[3] = 0xff; break;
-        case 1: b[2] = 0; b[3] = 10; break;
-        case 2: b[0] = 0x44; break;
-        case 3: b[0] = 0x4f; break;
-        case 4: b[0] = 0x65; break;
-        case 5: b[10] ^= 0xff; break;  // bad IP checksum
+        case 0:
+            b[2] = 0xff;
+            b[3] = 0xff;
+            break;
+        case 1:
+            b[2] = 0;
+            b[3] = 10;
+            break;
+        case 2:
+            b[0] = 0x44;
+            break;
+        case 3:
+            b[0] = 0x4f;
+            break;
+        case 4:
+            b[0] = 0x65;
+            break;
+        case 5:
+            b[10] ^= 0xff;
+            break; // bad IP checksum
         }
         bad.push_back(b);
     }
@@ -257,12 +289,12 @@ TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
         b[20 + 12] = 0xf0;
         bad.push_back(b);
         b = good_tcp;
-        b[20 + 12] = 0x10;  // offset 4 bytes < 20
+        b[20 + 12] = 0x10; // offset 4 bytes < 20
         bad.push_back(b);
     }
-    for (uint8_t f : {uint8_t(SYN | FIN), uint8_t(SYN | RST), uint8_t(0xff),
-                      uint8_t(0), uint8_t(FIN), uint8_t(URG | PSH | FIN),
-                      uint8_t(RST), uint8_t(ACK)}) {
+    for (uint8_t f :
+         {uint8_t(SYN | FIN), uint8_t(SYN | RST), uint8_t(0xff), uint8_t(0),
+          uint8_t(FIN), uint8_t(URG | PSH | FIN), uint8_t(RST), uint8_t(ACK)}) {
         TcpSeg t;
         t.sport = 2222;
         t.dport = 8080;
@@ -273,13 +305,13 @@ TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
         bad.push_back(tcp(kPeerIp, kStackIp, t));
     }
     {
-        TcpSeg t;  // malformed options: zero-length option, huge MSS option
+        TcpSeg t; // malformed options: zero-length option, huge MSS option
         t.sport = 2223;
         t.dport = 8080;
         t.flags = SYN;
         Bytes seg = tcp(kPeerIp, kStackIp, t);
         Bytes b = seg;
-        b[20 + 12] = 0x60;  // claim 4 option bytes
+        b[20 + 12] = 0x60; // claim 4 option bytes
         b.insert(b.begin() + 40, {2, 0, 3, 0});
         b[2] = 0;
         b[3] = (uint8_t)(b.size());
@@ -339,12 +371,14 @@ TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
     msghdr m{};
     m.msg_iov = &iov;
     m.msg_iovlen = 1;
-    while (stk_sock_recvmsg(u, &m, 0) == 20) got++;
+    while (stk_sock_recvmsg(u, &m, 0) == 20)
+        got++;
     EXPECT_GE(got, 1);
     // Clear what SYNs may have queued, then a clean connection works.
     stk_sock *x = nullptr;
-    while (stk_sock_accept(l, &x, nullptr, nullptr) == 0) socks_.push_back(x);
-    advance(100000);  // let half-open handshakes time out
+    while (stk_sock_accept(l, &x, nullptr, nullptr) == 0)
+        socks_.push_back(x);
+    advance(100000); // let half-open handshakes time out
     drain();
     Conn c = passive_open(l, 8080, 50000);
     ASSERT_NE(c.s, nullptr);
@@ -356,7 +390,8 @@ TEST_F(Lab, netif_malformed_frames_do_not_crash_and_traffic_continues) {
 // Linux autobinds in send() before it fails with EDESTADDRREQ (inet
 // autobind comes first), so a later bind() is EINVAL; AF_UNSPEC
 // destinations are taken as AF_INET ones by udp_sendmsg.
-TEST_F(Lab, udp_failed_send_still_autobinds_and_af_unspec_destination) {
+TEST_F(Lab, udp_failed_send_still_autobinds_and_af_unspec_destination)
+{
     stk_sock *s = udp_sock();
     EXPECT_EQ(send_bytes(s, pattern(1)), -EDESTADDRREQ);
     sockaddr_in a{};
@@ -381,9 +416,9 @@ TEST_F(Lab, udp_failed_send_still_autobinds_and_af_unspec_destination) {
     Pkt p = one();
     EXPECT_EQ(p.dport, 6001);
     EXPECT_EQ(p.sport, ntohs(a.sin_port));
-    to.sin_port = 0;  // ... but it needs a port, as AF_INET does
+    to.sin_port = 0; // ... but it needs a port, as AF_INET does
     EXPECT_EQ(stk_sock_sendmsg(s, &m, 0), -EINVAL);
-    m.msg_namelen = 4;  // and a whole sockaddr_in
+    m.msg_namelen = 4; // and a whole sockaddr_in
     EXPECT_EQ(stk_sock_sendmsg(s, &m, 0), -EINVAL);
     to.sin_family = AF_INET6;
     m.msg_namelen = sizeof(to);
@@ -392,7 +427,8 @@ TEST_F(Lab, udp_failed_send_still_autobinds_and_af_unspec_destination) {
 
 // Frames lwIP drops on its own are counted once each in rx_drop_stack,
 // bad checksums also in rx_drop_csum; frames it uses are not.
-TEST_F(Lab, netif_lwip_drops_are_counted) {
+TEST_F(Lab, netif_lwip_drops_are_counted)
+{
     stk_sock *u = udp_sock();
     ASSERT_EQ(bind_port(u, 5000, 0), 0);
     stk_sock *l = tcp_sock();
@@ -452,7 +488,7 @@ TEST_F(Lab, netif_lwip_drops_are_counted) {
     inject_ip(ipv4(kPeerIp, kStackIp, 17, pattern(4)));
     EXPECT_EQ(counts(), P(9, 3));
     std::vector<Pkt> v = drain();
-    ASSERT_EQ(v.size(), 3u);  // port unreachable, RST, protocol unreachable
+    ASSERT_EQ(v.size(), 3u); // port unreachable, RST, protocol unreachable
     // Still fine afterwards.
     Bytes in;
     EXPECT_EQ(recv_bytes(c.s, &in, 100), 10);
