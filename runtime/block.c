@@ -1,5 +1,6 @@
 /*
- * Blocking waits. rt_block() first spins for ACCEL_POLL_USEC, polling the
+ * Blocking waits. rt_block() first spins for ACCEL_POLL_USEC (or, right
+ * after traffic, ACCEL_SPIN_AFTER_RX_USEC), polling the
  * port under the stack lock (and, every SPIN_FD_CHECK turns, the caller's
  * kernel fds with a zero timeout and the pending signals: the spin runs
  * with signals blocked so a signal still ends the wait with EINTR, as in
@@ -352,6 +353,30 @@ static int sleep_once(struct pollfd *extra, int nextra, int ms,
     return rc < 0 ? rc : ready;
 }
 
+/* How long rt_block spins before sleeping: ACCEL_POLL_USEC, or, while
+ * traffic flows (the last two receives less than RECENT_RX_NS apart, the
+ * last one less than RECENT_RX_NS ago), ACCEL_SPIN_AFTER_RX_USEC if
+ * longer. Under load the next frame usually comes within microseconds, and
+ * catching it by spinning saves a sleep and a wakeup (a cross-CPU IPI,
+ * tens of microseconds in a VM): measured with nginx under wrk on this
+ * 2-vCPU machine, 50 us gives 2-3x the requests per second and a 40x lower
+ * p99 latency. Without a stream of traffic (a lone ARP, a request every
+ * few milliseconds) the wait sleeps at once, so an idle process costs
+ * nothing. */
+#define RECENT_RX_NS 1000000u
+
+static uint32_t spin_budget_usec(uint64_t now)
+{
+    uint32_t spin = rt_cfg.poll_usec;
+    uint64_t last = atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
+
+    if (rt_cfg.spin_after_rx_usec > spin && last + RECENT_RX_NS > now &&
+        atomic_load_explicit(&rt__rx_gap_ns, memory_order_relaxed) <
+            RECENT_RX_NS)
+        spin = rt_cfg.spin_after_rx_usec;
+    return spin;
+}
+
 /* True if a signal is pending that the wait mask eff would let through:
  * the wait must end with EINTR as the kernel's would. */
 static bool signal_ready(const sigset_t *eff)
@@ -379,14 +404,16 @@ int rt_block(struct pollfd *extra, int nextra, int timeout_ms,
                                    : UINT64_MAX;
     sigset_t all, orig, eff;
     bool masked = false;
+    uint32_t spin_usec;
 
     if (!rt_started()) {
         long r = raw_ppoll(extra, nextra, timeout_ms, sigmask);
         rc = r < 0 ? -errno : (int)r;
         goto out;
     }
-    if (rt_cfg.poll_usec > 0 && timeout_ms != 0) {
-        uint64_t spin_end = now + (uint64_t)rt_cfg.poll_usec * 1000u;
+    spin_usec = spin_budget_usec(now);
+    if (spin_usec > 0 && timeout_ms != 0) {
+        uint64_t spin_end = now + (uint64_t)spin_usec * 1000u;
 
         /* Spin with every signal blocked, so one that arrives turns into
          * EINTR: it stays pending, the spin sees it and stops, and the
@@ -403,6 +430,8 @@ int rt_block(struct pollfd *extra, int nextra, int timeout_ms,
             int n;
             rt_lock();
             n = rt_poll();
+            if (n > 0)
+                RT_STAT_INC(spin_rx);
             rt_unlock();
             if (n > 0 || atomic_load(&wake_gen) != gen0)
                 goto out;

@@ -25,6 +25,8 @@
 static pthread_mutex_t stack_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t timer_deadline_ns;
 _Atomic uint64_t rt__last_app_poll_ns;
+_Atomic uint64_t rt__last_rx_ns;
+_Atomic uint64_t rt__rx_gap_ns = UINT64_MAX;
 
 void rt_lock(void)
 {
@@ -80,11 +82,18 @@ int rt_poll(void)
             RT_STAT_INC(rx_drop_stack);
         else
             stk_input(rte_pktmbuf_mtod(m, const void *), m->data_len);
-        rte_pktmbuf_free(m);
+        rt__mbuf_recycle(m);
     }
     RT_STAT_ADD(rx_frames, n);
     RT_STAT_ADD(rx_bytes, bytes);
     now = rt_now_ns();
+    if (n > 0) {
+        uint64_t prev = atomic_load_explicit(&rt__last_rx_ns,
+                                             memory_order_relaxed);
+        atomic_store_explicit(&rt__rx_gap_ns, now - prev,
+                              memory_order_relaxed);
+        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
+    }
     if (!rt__is_progress)
         atomic_store_explicit(&rt__last_app_poll_ns, now,
                               memory_order_relaxed);
@@ -114,4 +123,6 @@ void rt__loop_reset(void)
 {
     atomic_store(&timer_deadline_ns, 0);
     atomic_store(&rt__last_app_poll_ns, 0);
+    atomic_store(&rt__last_rx_ns, 0);
+    atomic_store(&rt__rx_gap_ns, UINT64_MAX);
 }

@@ -1,12 +1,14 @@
 /*
- * The DPDK port, in the shape of DPDK's skeleton example: one mbuf pool, one
- * rx and one tx queue, offloads enabled only when rte_eth_dev_info says the
- * device has them (rx IPv4/TCP/UDP checksum checks, reported to the stack as
+ * The DPDK port, in the shape of DPDK's skeleton example: one mbuf pool
+ * (pool.c; packed for af_xdp), one rx and one tx queue, offloads enabled
+ * only when rte_eth_dev_info says the device has them (rx IPv4/TCP/UDP
+ * checksum checks, reported to the stack as
  * STK_CSUM_* flags; no tx offloads, as the stack fills in every checksum),
  * then start and a bounded wait for the link. Devices with rx interrupts
  * (memif) get intr_conf.rxq so an idle process can sleep on the queue's
  * eventfd. It also provides the stack's frame output (stk_link_ops):
- * tx_alloc hands out the data area of a fresh mbuf, tx_send queues it, and
+ * tx_alloc hands out the data area of an mbuf (preferably one just
+ * received, see rt__mbuf_recycle), tx_send queues it, and
  * rt__tx_flush() sends the queue with rte_eth_tx_burst, retrying a full
  * ring a few times before freeing and counting the rest. Every rte_eth_*
  * call is checked; errors come back as -errno with one log line.
@@ -39,7 +41,9 @@ int rt__port_fail_level = RT_LOG_ERROR;
 
 static int intr_fd = -1; /* rx interrupt eventfd, RT__WAIT_INTR only */
 
-static int create_pool(const struct rt_cfg *cfg)
+static void stash_drain(void);
+
+static int create_pool(const struct rt_cfg *cfg, bool packed)
 {
     uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
     char name[RTE_MEMPOOL_NAMESIZE];
@@ -49,11 +53,9 @@ static int create_pool(const struct rt_cfg *cfg)
     if (cfg->mtu + 18 > room)
         room = cfg->mtu + 18;
     snprintf(name, sizeof(name), "accel_mbufs_%d", (int)getpid());
-    /* No per-lcore cache: after a fork every child would share lcore 0's
-     * cache (ENVIRONMENT.md); a ring-only pool stays correct. */
-    rt__port.pool = rte_pktmbuf_pool_create(name, cfg->mbufs, 0, 0,
-                                            (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
-                                            (int)rte_socket_id());
+    rt__port.pool = rt__pool_create(name, cfg->mbufs,
+                                    (uint16_t)(room + RTE_PKTMBUF_HEADROOM),
+                                    (int)rte_socket_id(), packed);
     if (rt__port.pool == NULL) {
         int e = rte_errno;
         RT_LOG(rt__port_fail_level, "port",
@@ -118,7 +120,7 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
     struct rte_ether_addr addr;
     uint16_t nrx = (uint16_t)cfg->rx_desc, ntx = (uint16_t)cfg->tx_desc;
     char name[RTE_ETH_NAME_MAX_LEN] = "?";
-    bool rx_intr;
+    bool rx_intr, is_xdp;
     int rc, sock = rte_eth_dev_socket_id(port_id);
 
     if (sock < 0)
@@ -128,17 +130,21 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
     rt__port.burst = cfg->burst > RT__MAX_BURST ? RT__MAX_BURST : cfg->burst;
     rt__port.port_id = port_id;
 
-    rc = create_pool(cfg);
-    if (rc != 0)
-        return rc;
     rc = rte_eth_dev_info_get(port_id, &info);
     if (rc != 0) {
         RT_LOG(rt__port_fail_level, "port", "%s: cannot query the device: %s", name, strerror(-rc));
         return rc;
     }
+    /* af_xdp turns the pool into its UMEM: it must be packed (pool.c). */
+    is_xdp = strcmp(info.driver_name, "net_af_xdp") == 0;
+    rc = create_pool(cfg, is_xdp);
+    if (rc != 0)
+        return rc;
+    if (is_xdp && !rt__pool_fits_umem(rt__port.pool))
+        return -ENOMEM;
     /* af_xdp and af_packet are slept on through their sockets; any other
      * device (memif, NICs) is asked for an rx interrupt eventfd. */
-    rx_intr = strcmp(info.driver_name, "net_af_xdp") != 0 &&
+    rx_intr = !is_xdp &&
               strcmp(info.driver_name, "net_af_packet") != 0;
     rc = configure(port_id, cfg, &info, rx_intr, csum_flags);
     if (rc != 0 && rx_intr) {
@@ -219,6 +225,8 @@ void rt__port_close(uint16_t port_id)
 {
     if (rt__port.up) {
         rt__tx_flush();
+        stash_drain();
+        rt__port_stats_snapshot();
         rte_eth_dev_stop(port_id);
     }
     rt__port.up = false;
@@ -247,6 +255,36 @@ void rt__port_intr_disarm(void)
 
 /* ---- tx: stk_link_ops ---------------------------------------------------- */
 
+/* Recently received mbufs, kept for the next frames the stack sends
+ * (stack lock held). The pool is a FIFO ring with no per-lcore cache
+ * (fork safety), so a fresh allocation returns the coldest of its 16k
+ * mbufs and the first write to it is a cache miss; the mbuf that just
+ * carried a request is hot. LIFO, bounded, drained at port close. */
+#define STASH_MAX 64
+static struct rte_mbuf *stash[STASH_MAX];
+static unsigned nstash;
+
+void rt__mbuf_recycle(struct rte_mbuf *m)
+{
+    if (m->nb_segs != 1 || m->pool != rt__port.pool || !rt__port.up) {
+        rte_pktmbuf_free(m);
+        return;
+    }
+    m = rte_pktmbuf_prefree_seg(m);
+    if (m == NULL)
+        return; /* still referenced elsewhere */
+    if (nstash < STASH_MAX)
+        stash[nstash++] = m;
+    else
+        rte_mbuf_raw_free(m);
+}
+
+static void stash_drain(void)
+{
+    while (nstash > 0)
+        rte_mbuf_raw_free(stash[--nstash]);
+}
+
 uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle)
 {
     struct rte_mbuf *m;
@@ -254,7 +292,12 @@ uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle)
     (void)ctx;
     if (!rt__port.up)
         return NULL;
-    m = rte_pktmbuf_alloc(rt__port.pool);
+    if (nstash > 0) {
+        m = stash[--nstash];
+        rte_pktmbuf_reset(m);
+    } else {
+        m = rte_pktmbuf_alloc(rt__port.pool);
+    }
     if (m == NULL) {
         RT_STAT_INC(tx_drop_nombuf);
         return NULL;

@@ -43,6 +43,11 @@ extern struct rt__port rt__port;
 /* Thread that last polled: time of the last rt_poll by an application
  * thread (not the progress thread), for the progress thread. */
 extern _Atomic uint64_t rt__last_app_poll_ns;
+/* Time of the last rt_poll that received frames (any thread), and the
+ * gap since the one before: rt_block spins before sleeping while frames
+ * keep coming close together. */
+extern _Atomic uint64_t rt__last_rx_ns;
+extern _Atomic uint64_t rt__rx_gap_ns;
 /* Threads sleeping in rt_block (the progress thread does not poll the
  * port's fds while application threads sleep on them). */
 extern _Atomic int rt__sleepers;
@@ -65,10 +70,24 @@ void rt__port_close(uint16_t port_id);
 uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle);
 void rt__tx_send(void *ctx, void *handle, uint16_t len);
 void rt__tx_flush(void);
+/** Free a received mbuf, keeping it (hot in cache) for the next tx_alloc. */
+void rt__mbuf_recycle(struct rte_mbuf *m);
 /** Arm the rx interrupt (RT__WAIT_INTR) before a sleep; 0 or -errno. */
 int rt__port_intr_arm(void);
 /** Disarm it after waking, and drain its eventfd. */
 void rt__port_intr_disarm(void);
+
+/* pool.c: the mbuf pool; packed lays it out as af_xdp's UMEM needs. */
+struct rte_mempool *rt__pool_create(const char *name, uint32_t n,
+                                    uint16_t data_room, int socket,
+                                    bool packed);
+/** True if every mbuf lies inside the UMEM the af_xdp PMD will register
+ *  for this pool (logs the count outside otherwise). */
+bool rt__pool_fits_umem(struct rte_mempool *mp);
+
+/* portstats.c: the port's and the kernel's drop counters for the dump. */
+void rt__port_stats_snapshot(void);
+void rt__port_stats_dump(long pid);
 
 /* fdplace.c: keep the runtime's fds above the range applications use. */
 int rt__fd_base(void);

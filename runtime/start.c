@@ -60,7 +60,7 @@ static int try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 
     if (driver == RT_DRIVER_AF_XDP)
         snprintf(devargs, sizeof(devargs),
-                 "net_af_xdp0,iface=%s,start_queue=0,queue_count=1",
+                 "net_af_xdp0,iface=%s,start_queue=0,queue_count=1,busy_budget=0",
                  rt_cfg.iface);
     else
         snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=1",
@@ -240,6 +240,7 @@ static int do_start(void)
             : rt__port.wait_kind == RT__WAIT_INTR ? "rx interrupt"
                                                   : "none (1 ms sleeps)");
     rt_stats_set_datapath(rt__port.desc);
+    rt_stats_set_port_dump(rt__port_stats_dump);
     port_owner = getpid();
     atexit(port_close_at_exit);
     return 0;
@@ -286,4 +287,5 @@ void rt_atfork_child(void)
     rt__port.ntx = 0;
     memset(&rt_stats, 0, sizeof(rt_stats));
     rt_stats_set_datapath(NULL);
+    rt_stats_set_port_dump(NULL);
 }

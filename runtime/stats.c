@@ -3,7 +3,8 @@
  * "name value" lines to an fd; rt_stats_dump() is the atexit hook used with
  * ACCEL_STATS=1: it prints every counter to stderr (or ACCEL_LOG_FILE),
  * prefixed "accel[pid] stats:", and says whether the data path ran in this
- * process, so a zero counter cannot be mistaken for a port that saw nothing.
+ * process, so a zero counter cannot be mistaken for a port that saw nothing,
+ * then the port's own counters through the hook the DPDK side registers.
  * Output is formatted into a buffer and written with raw write(2).
  */
 #include "stats.h"
@@ -23,6 +24,12 @@
 struct rt_stats rt_stats;
 
 static char datapath[160];
+static void (*port_dump)(long pid);
+
+void rt_stats_set_port_dump(void (*fn)(long pid))
+{
+    port_dump = fn;
+}
 
 static const struct {
     const char *name;
@@ -101,6 +108,8 @@ void rt_stats_dump(void)
                      pid, stat_rows[i].name, (unsigned long long)stat_get(i));
         rt_log_raw(line, (unsigned long)n);
     }
+    if (port_dump != NULL && datapath[0] != '\0')
+        port_dump(pid);
     errno = saved;
 }
 

@@ -29,6 +29,10 @@ void rt_stats_write(int fd);
  *  port ("net_af_xdp0 on veth-a"), or NULL when it is not running. */
 void rt_stats_set_datapath(const char *desc);
 
+/** Extra lines for the exit dump, below the counters: fn prints the
+ *  port's own counters (runtime's DPDK side); NULL for none. */
+void rt_stats_set_port_dump(void (*fn)(long pid));
+
 /** Register rt_stats_dump() with atexit() once (no-op unless ACCEL_STATS;
  *  call after rt_cfg_load). Safe from any thread, any number of times. */
 void rt_stats_register_exit(void);
