@@ -71,7 +71,8 @@ static __thread int my_slot = -1;
 
 /* ---- this thread's wakeup eventfd --------------------------------------- */
 
-static void slot_release(void *arg)
+static void
+slot_release(void *arg)
 {
     int slot = (int)(intptr_t)arg - 1;
     int fd;
@@ -83,7 +84,8 @@ static void slot_release(void *arg)
         syscall(SYS_close, fd);
 }
 
-static void slots_init(void)
+static void
+slots_init(void)
 {
     for (int i = 0; i < MAX_SLEEPERS; i++)
         atomic_store(&slots[i].fd, -1);
@@ -91,7 +93,8 @@ static void slots_init(void)
 }
 
 /* The calling thread's slot, created on first use; -1 if none is free. */
-static int my_sleeper_slot(void)
+static int
+my_sleeper_slot(void)
 {
     long fd;
 
@@ -115,7 +118,8 @@ static int my_sleeper_slot(void)
     return -1;
 }
 
-void rt_wakeup(void)
+void
+rt_wakeup(void)
 {
     uint64_t one = 1;
 
@@ -139,7 +143,8 @@ static int nnotes;
 static bool scanning;
 static unsigned char before[4096 / 8]; /* port sockets open before start */
 
-static bool is_port_socket(int fd)
+static bool
+is_port_socket(int fd)
 {
     int dom = 0;
     socklen_t len = sizeof(dom);
@@ -150,7 +155,8 @@ static bool is_port_socket(int fd)
 }
 
 /* Call fn for every open fd below 4096 (via /proc/self/fd). */
-static void for_each_fd(void (*fn)(int fd))
+static void
+for_each_fd(void (*fn)(int fd))
 {
     char buf[4096];
     long dfd, n;
@@ -165,8 +171,7 @@ static void for_each_fd(void (*fn)(int fd))
             char *end;
             long fd = strtol(d->d_name, &end, 10);
 
-            if (*end == '\0' && d->d_name[0] != '\0' && fd != dfd &&
-                fd < 4096)
+            if (*end == '\0' && d->d_name[0] != '\0' && fd != dfd && fd < 4096)
                 fn((int)fd);
             off += d->d_reclen;
         }
@@ -174,13 +179,15 @@ static void for_each_fd(void (*fn)(int fd))
     syscall(SYS_close, (int)dfd);
 }
 
-static void mark_before(int fd)
+static void
+mark_before(int fd)
 {
     if (is_port_socket(fd))
         before[fd / 8] |= (unsigned char)(1u << (fd % 8));
 }
 
-static void add_wait_fd(int fd)
+static void
+add_wait_fd(int fd)
 {
     if (rt__port.wait_kind == RT__WAIT_INTR)
         return;
@@ -197,7 +204,8 @@ static void add_wait_fd(int fd)
     }
 }
 
-void rt__port_fds_scan_begin(void)
+void
+rt__port_fds_scan_begin(void)
 {
     memset(before, 0, sizeof(before));
     nnotes = 0;
@@ -205,7 +213,8 @@ void rt__port_fds_scan_begin(void)
     for_each_fd(mark_before);
 }
 
-void rt__port_fds_scan_end(void)
+void
+rt__port_fds_scan_end(void)
 {
     scanning = false;
     for_each_fd(add_wait_fd);
@@ -214,7 +223,8 @@ void rt__port_fds_scan_end(void)
     nnotes = 0;
 }
 
-void rt_note_port_socket(int fd, int domain)
+void
+rt_note_port_socket(int fd, int domain)
 {
     (void)domain;
     /* Only sockets created while the port starts (under the start lock)
@@ -226,8 +236,9 @@ void rt_note_port_socket(int fd, int domain)
 /* ---- sleeping ------------------------------------------------------------ */
 
 /* ppoll(2) with a timeout in nanoseconds (-1: none). */
-static long raw_ppoll_ns(struct pollfd *pfds, int n, int64_t timeout_ns,
-                         const void *sigmask)
+static long
+raw_ppoll_ns(struct pollfd *pfds, int n, int64_t timeout_ns,
+             const void *sigmask)
 {
     struct timespec ts, *tp = NULL;
 
@@ -240,16 +251,16 @@ static long raw_ppoll_ns(struct pollfd *pfds, int n, int64_t timeout_ns,
                    sigmask != NULL ? (size_t)(_NSIG / 8) : (size_t)0);
 }
 
-static long raw_ppoll(struct pollfd *pfds, int n, int timeout_ms,
-                      const void *sigmask)
+static long
+raw_ppoll(struct pollfd *pfds, int n, int timeout_ms, const void *sigmask)
 {
-    return raw_ppoll_ns(pfds, n,
-                        timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000,
-                        sigmask);
+    return raw_ppoll_ns(
+        pfds, n, timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000, sigmask);
 }
 
 /* Zero-timeout check of the caller's fds: count of ready ones, or -errno. */
-static int check_extra(struct pollfd *extra, int nextra)
+static int
+check_extra(struct pollfd *extra, int nextra)
 {
     long r;
 
@@ -263,7 +274,8 @@ static int check_extra(struct pollfd *extra, int nextra)
  * queued, refreshes the timer deadline after whatever the caller just did
  * to the stack, and arms the rx interrupt first (RT__WAIT_INTR) since
  * frames that arrived before arming raise none. Returns frames received. */
-static int poll_before_sleep(void)
+static int
+poll_before_sleep(void)
 {
     bool intr = rt__port.wait_kind == RT__WAIT_INTR;
     int n;
@@ -278,8 +290,9 @@ static int poll_before_sleep(void)
     return n;
 }
 
-static int sleep_once(struct pollfd *extra, int nextra, int ms,
-                      const void *sigmask, uint64_t gen0)
+static int
+sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
+           uint64_t gen0)
 {
     struct pollfd stack_pfds[STACK_PFDS], *pfds = stack_pfds;
     int nport = rt__port.nwait, slot, total, ready = 0, rc = 0;
@@ -365,7 +378,8 @@ static int sleep_once(struct pollfd *extra, int nextra, int ms,
  * nothing. */
 #define RECENT_RX_NS 1000000u
 
-static uint32_t spin_budget_usec(uint64_t now)
+static uint32_t
+spin_budget_usec(uint64_t now)
 {
     uint32_t spin = rt_cfg.poll_usec;
     uint64_t last = atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
@@ -379,7 +393,8 @@ static uint32_t spin_budget_usec(uint64_t now)
 
 /* True if a signal is pending that the wait mask eff would let through:
  * the wait must end with EINTR as the kernel's would. */
-static bool signal_ready(const sigset_t *eff)
+static bool
+signal_ready(const sigset_t *eff)
 {
     sigset_t pend, notblocked;
 
@@ -395,13 +410,13 @@ static bool signal_ready(const sigset_t *eff)
     return !sigisemptyset(&pend);
 }
 
-int rt_block(struct pollfd *extra, int nextra, int timeout_ms,
-             const void *sigmask)
+int
+rt_block(struct pollfd *extra, int nextra, int timeout_ms, const void *sigmask)
 {
     int saved = errno, rc = 0, ms;
     uint64_t now = rt_now_ns(), gen0 = atomic_load(&wake_gen);
-    uint64_t end = timeout_ms >= 0 ? now + (uint64_t)timeout_ms * 1000000u
-                                   : UINT64_MAX;
+    uint64_t end =
+        timeout_ms >= 0 ? now + (uint64_t)timeout_ms * 1000000u : UINT64_MAX;
     sigset_t all, orig, eff;
     bool masked = false;
     uint32_t spin_usec;
@@ -466,7 +481,8 @@ out:
 }
 
 /* Progress thread: sleep on the port's fds only (no wakeup slot). */
-int rt__sleep_port(int timeout_ms)
+int
+rt__sleep_port(int timeout_ms)
 {
     struct pollfd pfds[RT__MAX_WAIT_FDS];
     int n = rt__port.nwait;

@@ -38,8 +38,8 @@ struct opt_desc {
     size_t off;
     const char *def_str; /* bool, str, enum */
     uint32_t def_u32;
-    uint32_t min, max;   /* u32 */
-    const char *words;   /* enum: "a|b|c" */
+    uint32_t min, max; /* u32 */
+    const char *words; /* enum: "a|b|c" */
     const char *doc;
 };
 
@@ -53,12 +53,12 @@ struct opt_desc {
 #define OPT_RANGE_enum(lo, hi) .words = (lo), .max = (hi)
 
 static const struct opt_desc opts[] = {
-#define RT_OPT(NAME, fld, ty, def, lo, hi, docstr)                         \
-    {.name = #NAME,                                                        \
-     .type = T_##ty,                                                       \
-     .off = offsetof(struct rt_cfg, fld),                                  \
-     OPT_DEF_##ty(def),                                                    \
-     OPT_RANGE_##ty(lo, hi),                                               \
+#define RT_OPT(NAME, fld, ty, def, lo, hi, docstr)                             \
+    {.name = #NAME,                                                            \
+     .type = T_##ty,                                                           \
+     .off = offsetof(struct rt_cfg, fld),                                      \
+     OPT_DEF_##ty(def),                                                        \
+     OPT_RANGE_##ty(lo, hi),                                                   \
      .doc = docstr},
 #include "cfg_options.def"
 #undef RT_OPT
@@ -67,7 +67,8 @@ static const struct opt_desc opts[] = {
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
 /* Raw write of a whole buffer (no stdio, not the interposed write). */
-static void put(int fd, const char *s, size_t n)
+static void
+put(int fd, const char *s, size_t n)
 {
     while (n > 0) {
         long w = syscall(SYS_write, fd, s, n);
@@ -82,7 +83,8 @@ static void put(int fd, const char *s, size_t n)
 
 static void putf(int fd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void putf(int fd, const char *fmt, ...)
+static void
+putf(int fd, const char *fmt, ...)
 {
     char buf[1024];
     va_list ap;
@@ -98,7 +100,8 @@ static void putf(int fd, const char *fmt, ...)
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
+static void
+seterr(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
 
@@ -109,7 +112,8 @@ static void seterr(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-static const struct opt_desc *find_opt(const char *name, size_t len)
+static const struct opt_desc *
+find_opt(const char *name, size_t len)
 {
     for (size_t i = 0; i < NOPTS; i++)
         if (strlen(opts[i].name) == len && memcmp(opts[i].name, name, len) == 0)
@@ -118,7 +122,8 @@ static const struct opt_desc *find_opt(const char *name, size_t len)
 }
 
 /* Index of word in "a|b|c" (case-insensitive), or -1. */
-static int enum_index(const char *words, const char *val)
+static int
+enum_index(const char *words, const char *val)
 {
     size_t vlen = strlen(val);
     int idx = 0;
@@ -137,7 +142,8 @@ static int enum_index(const char *words, const char *val)
 }
 
 /* Copy word number idx of "a|b|c" into out; "?" if none. */
-static const char *enum_word(const char *words, int idx, char *out, size_t n)
+static const char *
+enum_word(const char *words, int idx, char *out, size_t n)
 {
     const char *w = words;
 
@@ -156,7 +162,8 @@ static const char *enum_word(const char *words, int idx, char *out, size_t n)
     return out;
 }
 
-static int parse_bool(const char *v)
+static int
+parse_bool(const char *v)
 {
     static const char *const yes[] = {"1", "yes", "on", "true"};
     static const char *const no[] = {"0", "no", "off", "false"};
@@ -171,7 +178,8 @@ static int parse_bool(const char *v)
 }
 
 /* Strict decimal: digits only, no sign, no spaces, no overflow. */
-static int parse_u32(const char *v, uint32_t *out)
+static int
+parse_u32(const char *v, uint32_t *out)
 {
     uint64_t n = 0;
 
@@ -189,8 +197,9 @@ static int parse_u32(const char *v, uint32_t *out)
 }
 
 /* Store value v of option o into cfg. 0 or -EINVAL with err set. */
-static int set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg,
-                   char *err, size_t errlen)
+static int
+set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg, char *err,
+        size_t errlen)
 {
     void *field = (char *)cfg + o->off;
     uint32_t u;
@@ -200,9 +209,10 @@ static int set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg,
     switch (o->type) {
     case T_u32:
         if (parse_u32(v, &u) != 0) {
-            seterr(err, errlen,
-                   "%s=%s: not a number; set %s to a whole number from %u to %u",
-                   o->name, v, o->name, o->min, o->max);
+            seterr(
+                err, errlen,
+                "%s=%s: not a number; set %s to a whole number from %u to %u",
+                o->name, v, o->name, o->min, o->max);
             return -EINVAL;
         }
         if (u < o->min || u > o->max) {
@@ -228,8 +238,8 @@ static int set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg,
         idx = enum_index(o->words, v);
         if (idx < 0) {
             seterr(err, errlen,
-                   "%s=%s: not a valid choice; set %s to one of %s", o->name,
-                   v, o->name, o->words);
+                   "%s=%s: not a valid choice; set %s to one of %s", o->name, v,
+                   o->name, o->words);
             return -EINVAL;
         }
         *(int *)field = idx;
@@ -255,7 +265,8 @@ static int set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg,
 }
 
 /* Levenshtein distance of two short names (capped at 64 characters). */
-static unsigned edit_distance(const char *a, const char *b)
+static unsigned
+edit_distance(const char *a, const char *b)
 {
     unsigned prev[65], cur[65];
     size_t la = strlen(a), lb = strlen(b);
@@ -269,15 +280,16 @@ static unsigned edit_distance(const char *a, const char *b)
         for (size_t j = 1; j <= lb; j++) {
             unsigned sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
             unsigned del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+            cur[j] =
+                sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
         }
         memcpy(prev, cur, sizeof(unsigned) * (lb + 1));
     }
     return prev[lb];
 }
 
-static void warn_unknown(const char *name, size_t len,
-                         void (*warn)(const char *line))
+static void
+warn_unknown(const char *name, size_t len, void (*warn)(const char *line))
 {
     char nm[128], line[256];
     const char *best = NULL;
@@ -305,7 +317,8 @@ static void warn_unknown(const char *name, size_t len,
 }
 
 /* "a.b.c.d" -> network order; strict dotted quad. */
-static int parse_ip4(const char *s, uint32_t *out)
+static int
+parse_ip4(const char *s, uint32_t *out)
 {
     struct in_addr a;
 
@@ -315,7 +328,8 @@ static int parse_ip4(const char *s, uint32_t *out)
     return 0;
 }
 
-static bool ip_is_unicast(uint32_t ip_n)
+static bool
+ip_is_unicast(uint32_t ip_n)
 {
     uint32_t h = ntohl(ip_n);
     uint8_t first = (uint8_t)(h >> 24);
@@ -323,7 +337,8 @@ static bool ip_is_unicast(uint32_t ip_n)
     return h != 0 && first != 127 && first < 224;
 }
 
-static int derive_ip(struct rt_cfg *cfg, char *err, size_t errlen)
+static int
+derive_ip(struct rt_cfg *cfg, char *err, size_t errlen)
 {
     const char *v = cfg->ip;
     char addr[64];
@@ -366,7 +381,8 @@ static int derive_ip(struct rt_cfg *cfg, char *err, size_t errlen)
     return 0;
 }
 
-static int derive_gateway(struct rt_cfg *cfg, char *err, size_t errlen)
+static int
+derive_gateway(struct rt_cfg *cfg, char *err, size_t errlen)
 {
     uint32_t gw;
 
@@ -399,7 +415,8 @@ static int derive_gateway(struct rt_cfg *cfg, char *err, size_t errlen)
     return 0;
 }
 
-static int hexval(char c)
+static int
+hexval(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -410,7 +427,8 @@ static int hexval(char c)
     return -1;
 }
 
-static int derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
+static int
+derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
 {
     const char *s = cfg->mac;
     uint8_t m[6];
@@ -442,7 +460,8 @@ static int derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
     return 0;
 }
 
-static void set_defaults(struct rt_cfg *cfg)
+static void
+set_defaults(struct rt_cfg *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     for (size_t i = 0; i < NOPTS; i++) {
@@ -454,7 +473,8 @@ static void set_defaults(struct rt_cfg *cfg)
     }
 }
 
-void rt_cfg_free(struct rt_cfg *cfg)
+void
+rt_cfg_free(struct rt_cfg *cfg)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         if (opts[i].type == T_str) {
@@ -465,8 +485,9 @@ void rt_cfg_free(struct rt_cfg *cfg)
     }
 }
 
-int rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err,
-                 size_t errlen, void (*warn)(const char *line))
+int
+rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
+             void (*warn)(const char *line))
 {
     bool seen[NOPTS];
     int rc = 0;
@@ -503,7 +524,8 @@ int rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err,
     return rc;
 }
 
-static void warn_log(const char *line)
+static void
+warn_log(const char *line)
 {
     RT_WARN("cfg", "%s", line);
 }
@@ -511,7 +533,8 @@ static void warn_log(const char *line)
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_rc;
 
-static void load(void)
+static void
+load(void)
 {
     char err[512];
     struct rt_cfg tmp;
@@ -535,24 +558,31 @@ static void load(void)
     }
 }
 
-int rt_cfg_load(void)
+int
+rt_cfg_load(void)
 {
     pthread_once(&load_once, load);
     return load_rc;
 }
 
-static const char *type_name(enum opt_type t)
+static const char *
+type_name(enum opt_type t)
 {
     switch (t) {
-    case T_u32: return "number";
-    case T_bool: return "bool";
-    case T_str: return "string";
-    case T_enum: return "choice";
+    case T_u32:
+        return "number";
+    case T_bool:
+        return "bool";
+    case T_str:
+        return "string";
+    case T_enum:
+        return "choice";
     }
     return "?";
 }
 
-void rt_cfg_list_options(int fd)
+void
+rt_cfg_list_options(int fd)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt_desc *o = &opts[i];
@@ -570,7 +600,8 @@ void rt_cfg_list_options(int fd)
     }
 }
 
-void rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
+void
+rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt_desc *o = &opts[i];
@@ -597,7 +628,8 @@ void rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
     }
 }
 
-const char *rt_cfg_enum_word(const char *name, int value)
+const char *
+rt_cfg_enum_word(const char *name, int value)
 {
     static __thread char w[64];
     const struct opt_desc *o = find_opt(name, strlen(name));

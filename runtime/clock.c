@@ -6,7 +6,8 @@
 
 #include "rt.h"
 
-uint64_t rt_now_ns(void)
+uint64_t
+rt_now_ns(void)
 {
     struct timespec ts;
 

@@ -45,7 +45,8 @@
 
 static __thread bool dpdk_line_start = true;
 
-static ssize_t dpdk_log_write(void *c, const char *buf, size_t size)
+static ssize_t
+dpdk_log_write(void *c, const char *buf, size_t size)
 {
     char pre[64];
     size_t i = 0;
@@ -56,8 +57,9 @@ static ssize_t dpdk_log_write(void *c, const char *buf, size_t size)
         size_t n = nl ? (size_t)(nl - (buf + i)) + 1 : size - i;
 
         if (dpdk_line_start) {
-            int p = snprintf(pre, sizeof(pre), "accel[%d:%d] dpdk: ",
-                             (int)getpid(), (int)gettid());
+            int p =
+                snprintf(pre, sizeof(pre), "accel[%d:%d] dpdk: ", (int)getpid(),
+                         (int)gettid());
             rt_log_raw(pre, (unsigned long)p);
         }
         rt_log_raw(buf + i, n);
@@ -67,7 +69,8 @@ static ssize_t dpdk_log_write(void *c, const char *buf, size_t size)
     return (ssize_t)size;
 }
 
-static void route_dpdk_log(void)
+static void
+route_dpdk_log(void)
 {
     static FILE *stream;
     cookie_io_functions_t io = {.write = dpdk_log_write};
@@ -85,7 +88,8 @@ static void route_dpdk_log(void)
  * including harmless notes such as "No bpffs found". Route them to our log
  * at info level. Their callbacks have the same shape:
  * int fn(enum level, const char *fmt, va_list). */
-static int bpf_log_print(int level, const char *fmt, va_list ap)
+static int
+bpf_log_print(int level, const char *fmt, va_list ap)
 {
     char buf[512];
     int n;
@@ -99,7 +103,8 @@ static int bpf_log_print(int level, const char *fmt, va_list ap)
     return 0;
 }
 
-static void route_bpf_log(void)
+static void
+route_bpf_log(void)
 {
     static const char *const libs[][2] = {
         {"libbpf.so.1", "libbpf_set_print"},
@@ -126,7 +131,8 @@ static void route_bpf_log(void)
 
 static pid_t eal_owner;
 
-static void remove_dir(const char *path)
+static void
+remove_dir(const char *path)
 {
     DIR *d = opendir(path);
     struct dirent *e;
@@ -152,7 +158,8 @@ static char huge_dir[256] = "/dev/hugepages";
  * files for us (--huge-unlink is refused with it), so remove
  * /dev/hugepages/accel-<pid>map_* ourselves: at exit for ours, at start for
  * dead processes'. The memory stays mapped until the process ends. */
-static void remove_hugepage_files(long pid)
+static void
+remove_hugepage_files(long pid)
 {
     char prefix[64], p[512];
     DIR *d = opendir(huge_dir);
@@ -171,7 +178,8 @@ static void remove_hugepage_files(long pid)
     closedir(d);
 }
 
-static void remove_stale_hugepage_files(void)
+static void
+remove_stale_hugepage_files(void)
 {
     DIR *d = opendir(huge_dir);
     struct dirent *e;
@@ -185,8 +193,7 @@ static void remove_stale_hugepage_files(void)
         if (strncmp(e->d_name, "accel-", 6) != 0)
             continue;
         pid = strtol(e->d_name + 6, &end, 10);
-        if (strncmp(end, "map_", 4) != 0 || pid <= 0 ||
-            pid == (long)getpid())
+        if (strncmp(end, "map_", 4) != 0 || pid <= 0 || pid == (long)getpid())
             continue;
         if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
             continue;
@@ -195,7 +202,8 @@ static void remove_stale_hugepage_files(void)
     closedir(d);
 }
 
-static void remove_runtime_dir_at_exit(void)
+static void
+remove_runtime_dir_at_exit(void)
 {
     /* Forked children share the parent's directory: only the process
      * that initialised EAL removes it. */
@@ -205,7 +213,8 @@ static void remove_runtime_dir_at_exit(void)
     }
 }
 
-static void remove_stale_runtime_dirs(void)
+static void
+remove_stale_runtime_dirs(void)
 {
     char parent[256], p[512];
     const char *rd = rte_eal_get_runtime_dir();
@@ -244,7 +253,8 @@ static void remove_stale_runtime_dirs(void)
  * ACCEL_VDEV memif server with a socket file, remove the file if it is a
  * socket nobody listens on (connect gives ECONNREFUSED). */
 
-static bool vdev_opt(const char *vdev, const char *key, char *out, size_t n)
+static bool
+vdev_opt(const char *vdev, const char *key, char *out, size_t n)
 {
     size_t klen = strlen(key);
 
@@ -259,7 +269,8 @@ static bool vdev_opt(const char *vdev, const char *key, char *out, size_t n)
     return false;
 }
 
-static void remove_stale_memif_socket(const char *vdev)
+static void
+remove_stale_memif_socket(const char *vdev)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     char role[16], abstract[8];
@@ -287,7 +298,8 @@ static void remove_stale_memif_socket(const char *vdev)
 
 /* ---- hugepages ----------------------------------------------------------- */
 
-static long read_long(const char *path)
+static long
+read_long(const char *path)
 {
     char buf[32];
     ssize_t n;
@@ -304,7 +316,8 @@ static long read_long(const char *path)
 }
 
 /* True if a hugetlbfs of 2 MB pages is mounted (needed by default mode). */
-static bool hugetlbfs_2m_mounted(void)
+static bool
+hugetlbfs_2m_mounted(void)
 {
     char buf[8192];
     ssize_t n;
@@ -341,7 +354,8 @@ static bool hugetlbfs_2m_mounted(void)
 }
 
 /* 0: use hugepages; 1: use --no-huge; -errno with the reason logged. */
-static int choose_nohuge(const struct rt_cfg *cfg)
+static int
+choose_nohuge(const struct rt_cfg *cfg)
 {
     long free_pages, need = (cfg->mem_mb + 1) / 2;
     bool mounted;
@@ -349,8 +363,8 @@ static int choose_nohuge(const struct rt_cfg *cfg)
     if (cfg->hugepages == RT_HUGE_OFF)
         return 1;
     mounted = hugetlbfs_2m_mounted();
-    free_pages = read_long(
-        "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
+    free_pages =
+        read_long("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
     if (mounted && free_pages >= need)
         return 0;
     if (cfg->hugepages == RT_HUGE_AUTO) {
@@ -386,7 +400,8 @@ struct argv_buf {
     size_t used;
 };
 
-static int add_arg(struct argv_buf *a, const char *s)
+static int
+add_arg(struct argv_buf *a, const char *s)
 {
     size_t n = strlen(s) + 1;
 
@@ -399,8 +414,8 @@ static int add_arg(struct argv_buf *a, const char *s)
     return 0;
 }
 
-static int build_args(const struct rt_cfg *cfg, int nohuge, int lcore,
-                      struct argv_buf *a)
+static int
+build_args(const struct rt_cfg *cfg, int nohuge, int lcore, struct argv_buf *a)
 {
     char tmp[64];
     int rc = 0;
@@ -441,7 +456,8 @@ static int build_args(const struct rt_cfg *cfg, int nohuge, int lcore,
     return rc != 0 ? -E2BIG : 0;
 }
 
-int rt__eal_init(const struct rt_cfg *cfg)
+int
+rt__eal_init(const struct rt_cfg *cfg)
 {
     struct argv_buf a = {.argc = 0};
     cpu_set_t saved;
@@ -505,7 +521,8 @@ int rt__eal_init(const struct rt_cfg *cfg)
     return 0;
 }
 
-int rt__eal_probe(const char *devargs, uint16_t *port_id)
+int
+rt__eal_probe(const char *devargs, uint16_t *port_id)
 {
     char name[64];
     size_t n = strcspn(devargs, ",");
@@ -523,7 +540,8 @@ int rt__eal_probe(const char *devargs, uint16_t *port_id)
     return 0;
 }
 
-void rt__eal_remove(uint16_t port_id)
+void
+rt__eal_remove(uint16_t port_id)
 {
     char name[RTE_ETH_NAME_MAX_LEN];
 
@@ -533,11 +551,13 @@ void rt__eal_remove(uint16_t port_id)
     rte_eal_hotplug_remove("vdev", name);
 }
 
-int rt__eal_first_port(uint16_t *port_id)
+int
+rt__eal_first_port(uint16_t *port_id)
 {
     uint16_t p;
 
-    RTE_ETH_FOREACH_DEV(p) {
+    RTE_ETH_FOREACH_DEV(p)
+    {
         *port_id = p;
         return 0;
     }

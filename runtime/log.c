@@ -25,7 +25,8 @@ static int log_fd = 2;
 static const char *const level_names[] = {"error", "warn", "notice", "info",
                                           "debug"};
 
-void rt_log_raw(const char *buf, unsigned long len)
+void
+rt_log_raw(const char *buf, unsigned long len)
 {
     int saved = errno;
 
@@ -41,7 +42,8 @@ void rt_log_raw(const char *buf, unsigned long len)
     errno = saved;
 }
 
-int rt_log_set_file(const char *path)
+int
+rt_log_set_file(const char *path)
 {
     int saved = errno;
     char name[512];
@@ -80,7 +82,8 @@ int rt_log_set_file(const char *path)
     return 0;
 }
 
-void rt_log_write(int level, const char *subsys, const char *fmt, ...)
+void
+rt_log_write(int level, const char *subsys, const char *fmt, ...)
 {
     int saved = errno;
     char buf[1024];
@@ -91,9 +94,10 @@ void rt_log_write(int level, const char *subsys, const char *fmt, ...)
         level = RT_LOG_ERROR;
     if (level > RT_LOG_DEBUG)
         level = RT_LOG_DEBUG;
-    n = snprintf(buf, sizeof(buf), "accel[%ld:%ld] %s %s: ",
-                 (long)syscall(SYS_getpid), (long)syscall(SYS_gettid),
-                 level_names[level], subsys != NULL ? subsys : "-");
+    n = snprintf(buf, sizeof(buf),
+                 "accel[%ld:%ld] %s %s: ", (long)syscall(SYS_getpid),
+                 (long)syscall(SYS_gettid), level_names[level],
+                 subsys != NULL ? subsys : "-");
     if (n < 0)
         n = 0;
     va_start(ap, fmt);

@@ -30,10 +30,10 @@ int rt_log_set_file(const char *path);
 /** Write one already formatted line (no prefix added) to the log fd. */
 void rt_log_raw(const char *buf, unsigned long len);
 
-#define RT_LOG(level, subsys, ...)                                         \
-    do {                                                                   \
-        if ((level) <= rt_log_level)                                       \
-            rt_log_write((level), (subsys), __VA_ARGS__);                  \
+#define RT_LOG(level, subsys, ...)                                             \
+    do {                                                                       \
+        if ((level) <= rt_log_level)                                           \
+            rt_log_write((level), (subsys), __VA_ARGS__);                      \
     } while (0)
 
 #define RT_ERR(subsys, ...) RT_LOG(RT_LOG_ERROR, subsys, __VA_ARGS__)

@@ -28,22 +28,26 @@ _Atomic uint64_t rt__last_app_poll_ns;
 _Atomic uint64_t rt__last_rx_ns;
 _Atomic uint64_t rt__rx_gap_ns = UINT64_MAX;
 
-void rt_lock(void)
+void
+rt_lock(void)
 {
     pthread_mutex_lock(&stack_lock);
 }
 
-void rt_unlock(void)
+void
+rt_unlock(void)
 {
     pthread_mutex_unlock(&stack_lock);
 }
 
-bool rt__trylock(void)
+bool
+rt__trylock(void)
 {
     return pthread_mutex_trylock(&stack_lock) == 0;
 }
 
-static void run_timers(uint64_t now)
+static void
+run_timers(uint64_t now)
 {
     uint32_t next;
 
@@ -58,7 +62,8 @@ static void run_timers(uint64_t now)
                           memory_order_relaxed);
 }
 
-int rt_poll(void)
+int
+rt_poll(void)
 {
     struct rte_mbuf *pkts[RT__MAX_BURST];
     uint64_t bytes = 0, now;
@@ -88,21 +93,20 @@ int rt_poll(void)
     RT_STAT_ADD(rx_bytes, bytes);
     now = rt_now_ns();
     if (n > 0) {
-        uint64_t prev = atomic_load_explicit(&rt__last_rx_ns,
-                                             memory_order_relaxed);
-        atomic_store_explicit(&rt__rx_gap_ns, now - prev,
-                              memory_order_relaxed);
+        uint64_t prev =
+            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
+        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
         atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
     }
     if (!rt__is_progress)
-        atomic_store_explicit(&rt__last_app_poll_ns, now,
-                              memory_order_relaxed);
+        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
     run_timers(now);
     rt__tx_flush();
     return n;
 }
 
-int rt_next_timer_ms(void)
+int
+rt_next_timer_ms(void)
 {
     uint64_t now = rt_now_ns();
     uint64_t d = atomic_load_explicit(&timer_deadline_ns, memory_order_relaxed);
@@ -113,13 +117,15 @@ int rt_next_timer_ms(void)
     return (int)((d - now + 999999u) / 1000000u);
 }
 
-void rt__loop_atfork_child(void)
+void
+rt__loop_atfork_child(void)
 {
     /* Another thread may have held the lock at fork time. */
     pthread_mutex_init(&stack_lock, NULL);
 }
 
-void rt__loop_reset(void)
+void
+rt__loop_reset(void)
 {
     atomic_store(&timer_deadline_ns, 0);
     atomic_store(&rt__last_app_poll_ns, 0);

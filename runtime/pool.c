@@ -37,9 +37,9 @@
 #include "log.h"
 #include "rt_int.h"
 
-struct rte_mempool *rt__pool_create(const char *name, uint32_t n,
-                                    uint16_t data_room, int socket,
-                                    bool packed)
+struct rte_mempool *
+rt__pool_create(const char *name, uint32_t n, uint16_t data_room, int socket,
+                bool packed)
 {
     struct rte_pktmbuf_pool_private priv;
     struct rte_mempool *mp;
@@ -75,8 +75,8 @@ struct umem_span {
     unsigned outside;
 };
 
-static void check_obj(struct rte_mempool *mp, void *arg, void *obj,
-                      unsigned idx)
+static void
+check_obj(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
 {
     struct umem_span *s = arg;
     uintptr_t start = (uintptr_t)obj - s->header;
@@ -87,7 +87,8 @@ static void check_obj(struct rte_mempool *mp, void *arg, void *obj,
         s->outside++;
 }
 
-bool rt__pool_fits_umem(struct rte_mempool *mp)
+bool
+rt__pool_fits_umem(struct rte_mempool *mp)
 {
     struct rte_mempool_memhdr *first = STAILQ_FIRST(&mp->mem_list);
     struct umem_span s;

@@ -43,7 +43,8 @@ static int intr_fd = -1; /* rx interrupt eventfd, RT__WAIT_INTR only */
 
 static void stash_drain(void);
 
-static int create_pool(const struct rt_cfg *cfg, bool packed)
+static int
+create_pool(const struct rt_cfg *cfg, bool packed)
 {
     uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
     char name[RTE_MEMPOOL_NAMESIZE];
@@ -67,7 +68,8 @@ static int create_pool(const struct rt_cfg *cfg, bool packed)
     return 0;
 }
 
-static void wait_link(uint16_t port_id)
+static void
+wait_link(uint16_t port_id)
 {
     struct rte_eth_link link;
     struct timespec ts = {0, 10 * 1000 * 1000};
@@ -76,8 +78,7 @@ static void wait_link(uint16_t port_id)
         memset(&link, 0, sizeof(link));
         if (rte_eth_link_get_nowait(port_id, &link) == 0 &&
             link.link_status == RTE_ETH_LINK_UP) {
-            RT_INFO("port", "%s: link up after %d ms", rt__port.desc,
-                    waited);
+            RT_INFO("port", "%s: link up after %d ms", rt__port.desc, waited);
             return;
         }
         nanosleep(&ts, NULL);
@@ -88,9 +89,10 @@ static void wait_link(uint16_t port_id)
             rt__port.desc, LINK_WAIT_MS);
 }
 
-static int configure(uint16_t port_id, const struct rt_cfg *cfg,
-                     const struct rte_eth_dev_info *info, bool rx_intr,
-                     uint32_t *csum_flags)
+static int
+configure(uint16_t port_id, const struct rt_cfg *cfg,
+          const struct rte_eth_dev_info *info, bool rx_intr,
+          uint32_t *csum_flags)
 {
     struct rte_eth_conf conf;
     uint64_t want;
@@ -113,8 +115,9 @@ static int configure(uint16_t port_id, const struct rt_cfg *cfg,
     return rte_eth_dev_configure(port_id, 1, 1, &conf);
 }
 
-int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
-                  uint32_t *csum_flags, uint8_t mac[6])
+int
+rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
+              uint8_t mac[6])
 {
     struct rte_eth_dev_info info;
     struct rte_ether_addr addr;
@@ -132,7 +135,8 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
 
     rc = rte_eth_dev_info_get(port_id, &info);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: cannot query the device: %s", name, strerror(-rc));
+        RT_LOG(rt__port_fail_level, "port", "%s: cannot query the device: %s",
+               name, strerror(-rc));
         return rc;
     }
     /* af_xdp turns the pool into its UMEM: it must be packed (pool.c). */
@@ -144,32 +148,36 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
         return -ENOMEM;
     /* af_xdp and af_packet are slept on through their sockets; any other
      * device (memif, NICs) is asked for an rx interrupt eventfd. */
-    rx_intr = !is_xdp &&
-              strcmp(info.driver_name, "net_af_packet") != 0;
+    rx_intr = !is_xdp && strcmp(info.driver_name, "net_af_packet") != 0;
     rc = configure(port_id, cfg, &info, rx_intr, csum_flags);
     if (rc != 0 && rx_intr) {
         rx_intr = false;
         rc = configure(port_id, cfg, &info, false, csum_flags);
     }
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: configure failed: %s", name, strerror(-rc));
+        RT_LOG(rt__port_fail_level, "port", "%s: configure failed: %s", name,
+               strerror(-rc));
         return rc;
     }
     rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nrx, &ntx);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: descriptor counts refused: %s; change "
-               "ACCEL_RX_DESC/ACCEL_TX_DESC", name, strerror(-rc));
+        RT_LOG(rt__port_fail_level, "port",
+               "%s: descriptor counts refused: %s; change "
+               "ACCEL_RX_DESC/ACCEL_TX_DESC",
+               name, strerror(-rc));
         return rc;
     }
     rc = rte_eth_rx_queue_setup(port_id, 0, nrx, (unsigned)sock, NULL,
                                 rt__port.pool);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: rx queue setup failed: %s", name, strerror(-rc));
+        RT_LOG(rt__port_fail_level, "port", "%s: rx queue setup failed: %s",
+               name, strerror(-rc));
         return rc;
     }
     rc = rte_eth_tx_queue_setup(port_id, 0, ntx, (unsigned)sock, NULL);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: tx queue setup failed: %s", name, strerror(-rc));
+        RT_LOG(rt__port_fail_level, "port", "%s: tx queue setup failed: %s",
+               name, strerror(-rc));
         return rc;
     }
     if (cfg->mac_set) {
@@ -183,7 +191,8 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
     }
     rc = rte_eth_dev_start(port_id);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: start failed: %s", name, strerror(-rc));
+        RT_LOG(rt__port_fail_level, "port", "%s: start failed: %s", name,
+               strerror(-rc));
         return rc;
     }
     rt__port.up = true;
@@ -192,7 +201,8 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
     } else {
         rc = rte_eth_macaddr_get(port_id, &addr);
         if (rc != 0) {
-            RT_LOG(rt__port_fail_level, "port", "%s: no MAC address: %s; set ACCEL_MAC", name,
+            RT_LOG(rt__port_fail_level, "port",
+                   "%s: no MAC address: %s; set ACCEL_MAC", name,
                    strerror(-rc));
             return rc;
         }
@@ -221,7 +231,8 @@ int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
     return 0;
 }
 
-void rt__port_close(uint16_t port_id)
+void
+rt__port_close(uint16_t port_id)
 {
     if (rt__port.up) {
         rt__tx_flush();
@@ -235,14 +246,16 @@ void rt__port_close(uint16_t port_id)
     intr_fd = -1;
 }
 
-int rt__port_intr_arm(void)
+int
+rt__port_intr_arm(void)
 {
     if (intr_fd < 0)
         return -ENOTSUP;
     return rte_eth_dev_rx_intr_enable(rt__port.port_id, 0);
 }
 
-void rt__port_intr_disarm(void)
+void
+rt__port_intr_disarm(void)
 {
     uint64_t v;
 
@@ -264,7 +277,8 @@ void rt__port_intr_disarm(void)
 static struct rte_mbuf *stash[STASH_MAX];
 static unsigned nstash;
 
-void rt__mbuf_recycle(struct rte_mbuf *m)
+void
+rt__mbuf_recycle(struct rte_mbuf *m)
 {
     if (m->nb_segs != 1 || m->pool != rt__port.pool || !rt__port.up) {
         rte_pktmbuf_free(m);
@@ -279,13 +293,15 @@ void rt__mbuf_recycle(struct rte_mbuf *m)
         rte_mbuf_raw_free(m);
 }
 
-static void stash_drain(void)
+static void
+stash_drain(void)
 {
     while (nstash > 0)
         rte_mbuf_raw_free(stash[--nstash]);
 }
 
-uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle)
+uint8_t *
+rt__tx_alloc(void *ctx, uint16_t len, void **handle)
 {
     struct rte_mbuf *m;
 
@@ -311,7 +327,8 @@ uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle)
     return rte_pktmbuf_mtod(m, uint8_t *);
 }
 
-void rt__tx_send(void *ctx, void *handle, uint16_t len)
+void
+rt__tx_send(void *ctx, void *handle, uint16_t len)
 {
     struct rte_mbuf *m = handle;
 
@@ -323,7 +340,8 @@ void rt__tx_send(void *ctx, void *handle, uint16_t len)
         rt__tx_flush();
 }
 
-void rt__tx_flush(void)
+void
+rt__tx_flush(void)
 {
     uint32_t n = rt__port.ntx, sent = 0;
     uint64_t bytes = 0;

@@ -4,10 +4,11 @@
  * rte_eth_stats (imissed, ierrors, oerrors, rx_nombuf), every non-zero
  * extended counter of the PMD, and, for af_xdp, the kernel's
  * XDP_STATISTICS of each AF_XDP socket (rx ring full, fill ring empty,
- * invalid descriptors) and the mbufs still in use (a leak). The port is closed at exit before the dump runs
- * (atexit order), so rt__port_close() takes a snapshot first; the dump
- * prints the snapshot, or reads the counters then if the port is still up.
- * The text is kept in a fixed buffer: nothing is allocated at exit.
+ * invalid descriptors) and the mbufs still in use (a leak). The port is closed
+ * at exit before the dump runs (atexit order), so rt__port_close() takes a
+ * snapshot first; the dump prints the snapshot, or reads the counters then if
+ * the port is still up. The text is kept in a fixed buffer: nothing is
+ * allocated at exit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,7 +37,8 @@ static size_t snap_len;
 static bool have_snap;
 
 static void add(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void add(const char *fmt, ...)
+static void
+add(const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -52,7 +54,8 @@ static void add(const char *fmt, ...)
                         : sizeof(snap) - snap_len - 1;
 }
 
-static void add_eth_stats(uint16_t port)
+static void
+add_eth_stats(uint16_t port)
 {
     struct rte_eth_stats st;
 
@@ -65,7 +68,8 @@ static void add_eth_stats(uint16_t port)
         (unsigned long long)st.oerrors, (unsigned long long)st.rx_nombuf);
 }
 
-static void add_xstats(uint16_t port)
+static void
+add_xstats(uint16_t port)
 {
     static struct rte_eth_xstat xs[MAX_XSTATS];
     static struct rte_eth_xstat_name names[MAX_XSTATS];
@@ -80,7 +84,8 @@ static void add_xstats(uint16_t port)
                 (unsigned long long)xs[i].value);
 }
 
-static void add_xdp_stats(void)
+static void
+add_xdp_stats(void)
 {
     for (int i = 0; i < rt__port.nwait; i++) {
         struct xdp_statistics x;
@@ -102,7 +107,8 @@ static void add_xdp_stats(void)
     }
 }
 
-void rt__port_stats_snapshot(void)
+void
+rt__port_stats_snapshot(void)
 {
     int saved = errno;
 
@@ -120,7 +126,8 @@ void rt__port_stats_snapshot(void)
     errno = saved;
 }
 
-void rt__port_stats_dump(long pid)
+void
+rt__port_stats_dump(long pid)
 {
     char line[256];
 
@@ -140,7 +147,9 @@ void rt__port_stats_dump(long pid)
                      pid, (int)(sp - p), p, (int)(len - (size_t)(sp - p) - 1),
                      sp + 1);
         if (n > 0)
-            rt_log_raw(line, (unsigned long)(n < (int)sizeof(line) ? n : (int)sizeof(line) - 1));
+            rt_log_raw(line, (unsigned long)(n < (int)sizeof(line)
+                                                 ? n
+                                                 : (int)sizeof(line) - 1));
         p += len + (nl != NULL ? 1 : 0);
     }
 }

@@ -26,7 +26,8 @@ __thread bool rt__is_progress;
 
 static uint64_t period_ns;
 
-static void sleep_ns(uint64_t ns)
+static void
+sleep_ns(uint64_t ns)
 {
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
                           .tv_nsec = (long)(ns % 1000000000u)};
@@ -35,7 +36,8 @@ static void sleep_ns(uint64_t ns)
         ;
 }
 
-static void *progress_main(void *arg)
+static void *
+progress_main(void *arg)
 {
     sigset_t all;
 
@@ -46,8 +48,8 @@ static void *progress_main(void *arg)
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     for (;;) {
         uint64_t now = rt_now_ns();
-        uint64_t last = atomic_load_explicit(&rt__last_app_poll_ns,
-                                             memory_order_relaxed);
+        uint64_t last =
+            atomic_load_explicit(&rt__last_app_poll_ns, memory_order_relaxed);
 
         if (atomic_load(&rt__sleepers) > 0) {
             sleep_ns(period_ns);
@@ -71,7 +73,8 @@ static void *progress_main(void *arg)
     return NULL;
 }
 
-int rt__progress_start(uint32_t period_usec)
+int
+rt__progress_start(uint32_t period_usec)
 {
     pthread_t tid;
     pthread_attr_t attr;

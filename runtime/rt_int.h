@@ -27,10 +27,10 @@ enum rt__wait_kind {
 
 struct rt__port {
     uint16_t port_id;
-    bool up;                 /* started; rx/tx allowed */
+    bool up; /* started; rx/tx allowed */
     struct rte_mempool *pool;
     uint32_t burst;
-    char desc[160];          /* "net_af_xdp0 on veth-a" */
+    char desc[160]; /* "net_af_xdp0 on veth-a" */
     enum rt__wait_kind wait_kind;
     int wait_fds[RT__MAX_WAIT_FDS];
     int nwait;

@@ -38,12 +38,14 @@ static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 static int start_state; /* 0: not tried, 1: up, <0: failed with -errno */
 static _Atomic bool started;
 
-bool rt_started(void)
+bool
+rt_started(void)
 {
     return atomic_load_explicit(&started, memory_order_acquire);
 }
 
-bool rt_configured(void)
+bool
+rt_configured(void)
 {
     if (rt_cfg_load() != 0)
         return false;
@@ -52,16 +54,18 @@ bool rt_configured(void)
 }
 
 /* One attempt: probe the vdev for driver on ACCEL_IFACE, start the port. */
-static int try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
+static int
+try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 {
     char devargs[RT_CFG_STR_MAX + 96];
     uint16_t port_id;
     int rc;
 
     if (driver == RT_DRIVER_AF_XDP)
-        snprintf(devargs, sizeof(devargs),
-                 "net_af_xdp0,iface=%s,start_queue=0,queue_count=1,busy_budget=0",
-                 rt_cfg.iface);
+        snprintf(
+            devargs, sizeof(devargs),
+            "net_af_xdp0,iface=%s,start_queue=0,queue_count=1,busy_budget=0",
+            rt_cfg.iface);
     else
         snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=1",
                  rt_cfg.iface);
@@ -80,16 +84,15 @@ static int try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         return rc;
     }
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s",
-             driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet",
-             rt_cfg.iface);
+             driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet", rt_cfg.iface);
     return 0;
 }
 
 /* Try one driver on ACCEL_IFACE. With quiet set (a fallback follows),
  * failures are logged at info level only, and DPDK's own error lines are
  * held back unless ACCEL_LOG_LEVEL is info or debug. */
-static int try_iface_driver(int driver, uint32_t *csum, uint8_t mac[6],
-                            bool quiet)
+static int
+try_iface_driver(int driver, uint32_t *csum, uint8_t mac[6], bool quiet)
 {
     uint32_t dpdk_level = rte_log_get_global_level();
     int rc;
@@ -103,7 +106,8 @@ static int try_iface_driver(int driver, uint32_t *csum, uint8_t mac[6],
     return rc;
 }
 
-static int start_port(uint32_t *csum, uint8_t mac[6])
+static int
+start_port(uint32_t *csum, uint8_t mac[6])
 {
     uint16_t port_id;
     int rc;
@@ -160,7 +164,8 @@ static pid_t port_owner;
  * a disconnect). Only in the process that started it, and only if the
  * stack lock can be had: exit() called from a thread inside the library
  * must not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
-static void port_close_at_exit(void)
+static void
+port_close_at_exit(void)
 {
     struct timespec ts = {0, 1000000};
 
@@ -180,7 +185,8 @@ static void port_close_at_exit(void)
     }
 }
 
-static int do_start(void)
+static int
+do_start(void)
 {
     struct stk_netif_cfg nc;
     int rc;
@@ -246,7 +252,8 @@ static int do_start(void)
     return 0;
 }
 
-int rt_start(void)
+int
+rt_start(void)
 {
     sigset_t all, old;
     int rc, saved_inlib = rt_in_lib, saved_errno = errno;
@@ -275,7 +282,8 @@ int rt_start(void)
     return rc == 0 ? 0 : start_state;
 }
 
-void rt_atfork_child(void)
+void
+rt_atfork_child(void)
 {
     /* The child shares the parent's port memory but owns none of it: never
      * touch DPDK here. Later calls get -ENODEV and stay on the kernel. */

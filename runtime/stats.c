@@ -26,7 +26,8 @@ struct rt_stats rt_stats;
 static char datapath[160];
 static void (*port_dump)(long pid);
 
-void rt_stats_set_port_dump(void (*fn)(long pid))
+void
+rt_stats_set_port_dump(void (*fn)(long pid))
 {
     port_dump = fn;
 }
@@ -42,7 +43,8 @@ static const struct {
 
 #define NSTATS (sizeof(stat_rows) / sizeof(stat_rows[0]))
 
-static uint64_t stat_get(size_t i)
+static uint64_t
+stat_get(size_t i)
 {
     uint64_t v;
 
@@ -50,7 +52,8 @@ static uint64_t stat_get(size_t i)
     return v;
 }
 
-static void write_all(int fd, const char *b, size_t n)
+static void
+write_all(int fd, const char *b, size_t n)
 {
     while (n > 0) {
         long w = syscall(SYS_write, fd, b, n);
@@ -63,7 +66,8 @@ static void write_all(int fd, const char *b, size_t n)
     }
 }
 
-void rt_stats_write(int fd)
+void
+rt_stats_write(int fd)
 {
     int saved = errno;
     char line[128];
@@ -76,7 +80,8 @@ void rt_stats_write(int fd)
     errno = saved;
 }
 
-void rt_stats_set_datapath(const char *desc)
+void
+rt_stats_set_datapath(const char *desc)
 {
     if (desc == NULL)
         datapath[0] = '\0';
@@ -84,7 +89,8 @@ void rt_stats_set_datapath(const char *desc)
         snprintf(datapath, sizeof(datapath), "%s", desc);
 }
 
-void rt_stats_dump(void)
+void
+rt_stats_dump(void)
 {
     int saved = errno;
     long pid = (long)syscall(SYS_getpid);
@@ -94,8 +100,8 @@ void rt_stats_dump(void)
     if (!rt_cfg.stats)
         return;
     if (datapath[0] != '\0')
-        n = snprintf(line, sizeof(line),
-                     "accel[%ld] stats: data path: %s\n", pid, datapath);
+        n = snprintf(line, sizeof(line), "accel[%ld] stats: data path: %s\n",
+                     pid, datapath);
     else
         n = snprintf(line, sizeof(line),
                      "accel[%ld] stats: data path was not started in this "
@@ -104,8 +110,8 @@ void rt_stats_dump(void)
                      pid);
     rt_log_raw(line, (unsigned long)n);
     for (size_t i = 0; i < NSTATS; i++) {
-        n = snprintf(line, sizeof(line), "accel[%ld] stats: %-20s %llu\n",
-                     pid, stat_rows[i].name, (unsigned long long)stat_get(i));
+        n = snprintf(line, sizeof(line), "accel[%ld] stats: %-20s %llu\n", pid,
+                     stat_rows[i].name, (unsigned long long)stat_get(i));
         rt_log_raw(line, (unsigned long)n);
     }
     if (port_dump != NULL && datapath[0] != '\0')
@@ -115,13 +121,15 @@ void rt_stats_dump(void)
 
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static void register_exit(void)
+static void
+register_exit(void)
 {
     if (rt_cfg.stats)
         atexit(rt_stats_dump);
 }
 
-void rt_stats_register_exit(void)
+void
+rt_stats_register_exit(void)
 {
     pthread_once(&exit_once, register_exit);
 }
