@@ -15,29 +15,36 @@ extern "C" {
 }
 
 // An environment array built from strings; owns the storage.
-class Env {
-public:
+class Env
+{
+  public:
     Env(std::initializer_list<std::string> vars) : vars_(vars)
     {
         for (auto &v : vars_)
             ptrs_.push_back(const_cast<char *>(v.c_str()));
         ptrs_.push_back(nullptr);
     }
-    char *const *envp() const { return ptrs_.data(); }
+    char *const *
+    envp() const
+    {
+        return ptrs_.data();
+    }
 
-private:
+  private:
     std::vector<std::string> vars_;
     std::vector<char *> ptrs_;
 };
 
 // The result of one rt_cfg_parse() call; frees the config's strings.
-inline std::vector<std::string> *&warn_sink()
+inline std::vector<std::string> *&
+warn_sink()
 {
     static std::vector<std::string> *sink;
     return sink;
 }
 
-inline void collect_warning(const char *line)
+inline void
+collect_warning(const char *line)
 {
     if (warn_sink() != nullptr)
         warn_sink()->push_back(line);
@@ -57,13 +64,17 @@ struct Parsed {
         warn_sink() = nullptr;
         err = buf;
     }
-    ~Parsed() { rt_cfg_free(&cfg); }
+    ~Parsed()
+    {
+        rt_cfg_free(&cfg);
+    }
     Parsed(const Parsed &) = delete;
     Parsed &operator=(const Parsed &) = delete;
 };
 
 // Read a whole file.
-inline std::string slurp(const std::string &path)
+inline std::string
+slurp(const std::string &path)
 {
     std::string out;
     char buf[4096];
@@ -78,8 +89,9 @@ inline std::string slurp(const std::string &path)
 }
 
 // A temporary file path, removed on destruction.
-class TempPath {
-public:
+class TempPath
+{
+  public:
     TempPath()
     {
         char tmpl[] = "/tmp/rt_unit_XXXXXX";
@@ -88,10 +100,17 @@ public:
             close(fd);
         path_ = tmpl;
     }
-    ~TempPath() { unlink(path_.c_str()); }
-    const std::string &path() const { return path_; }
+    ~TempPath()
+    {
+        unlink(path_.c_str());
+    }
+    const std::string &
+    path() const
+    {
+        return path_;
+    }
 
-private:
+  private:
     std::string path_;
 };
 
