@@ -16,8 +16,11 @@ PROBE_BIN=${FALLBACK_PROBE:-}
 lab_up
 
 A ip link set lo up
-bg_start kecho K socat "TCP-LISTEN:7000,bind=$KIP,fork,reuseaddr" PIPE
-bg_start loecho A socat "TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr" PIPE
+# -b 4096: socat's PIPE echo writes into a pipe only it reads; a write
+# larger than one page can block on a nearly full pipe and deadlock socat
+# (select says writable with one free page). Writes <= PIPE_BUF cannot.
+bg_start kecho K socat -b 4096 "TCP-LISTEN:7000,bind=$KIP,fork,reuseaddr" PIPE
+bg_start loecho A socat -b 4096 "TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr" PIPE
 wait_tcp K "$KIP" 7000 || fail "kernel echo server in $NS_K did not start"
 wait_tcp A 127.0.0.1 7001 || fail "loopback echo server in $NS_A did not start"
 
