@@ -174,6 +174,10 @@ port_close_at_exit(void)
     for (int i = 0; i < 100; i++) {
         if (rt__trylock()) {
             uint16_t port_id = rt__port.port_id;
+            /* Close what the application left open, as Linux would at
+             * exit (stack/exit.c). */
+            stk_close_all_at_exit();
+            rt__tx_flush();
             rt__port_close(port_id);
             rte_eth_dev_close(port_id);
             /* With the port marked down, later calls (the application's

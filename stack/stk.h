@@ -68,6 +68,11 @@ bool stk_route_ok(uint32_t addr);
 /** The stack's own address, network order. */
 uint32_t stk_local_ip(void);
 
+/** At process exit: close every TCP connection the application still
+ *  holds, with close(2)'s FIN-or-RST rule (see stack/exit.c). Returns how
+ *  many. The caller flushes the frames out. Sockets stay valid objects. */
+int stk_close_all_at_exit(void);
+
 /* ---- sockets ------------------------------------------------------------ */
 
 struct stk_sock;

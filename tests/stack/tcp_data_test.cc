@@ -286,6 +286,31 @@ TEST_F(Lab, tcp_so_linger_zero_sends_rst)
     EXPECT_NE(p.flags & RST, 0u);
 }
 
+TEST_F(Lab, tcp_exit_closes_open_connections_like_close)
+{
+    // All data read: FIN, as Linux closes the sockets of an exiting process.
+    active_open();
+    EXPECT_EQ(stk_close_all_at_exit(), 1);
+    Pkt p = one();
+    EXPECT_NE(p.flags & FIN, 0u);
+    EXPECT_EQ(p.flags & RST, 0u);
+    EXPECT_EQ(stk_close_all_at_exit(), 0); // nothing left attached
+}
+
+TEST_F(Lab, tcp_exit_with_unread_data_sends_rst)
+{
+    Conn c = active_open();
+    peer_send(c, pattern(10));
+    drain();
+    EXPECT_EQ(stk_close_all_at_exit(), 1);
+    bool rst = false;
+    for (const Pkt &p : drain()) {
+        rst |= (p.flags & RST) != 0;
+        EXPECT_EQ(p.flags & FIN, 0u);
+    }
+    EXPECT_TRUE(rst);
+}
+
 TEST_F(Lab, tcp_data_after_close_is_answered_with_rst)
 {
     Conn c = active_open();
