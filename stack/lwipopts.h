@@ -162,6 +162,9 @@
 #define LWIP_HOOK_TCP_PCB_RMV(pcbs, pcb) stk_pcb_hash_rmv((pcbs), (pcb))
 #define LWIP_HOOK_TCP_PCB_LOOKUP(pcbs, after, lip, lport, rip, rport)          \
     stk_pcb_hash_lookup((pcbs), (after), (lip), (lport), (rip), (rport))
+/* A TIME-WAIT pcb ended by a new SYN (patch 0003) leaves the table now and
+ * lwIP's list at tcp_slowtmr's next tick, instead of a walk of the list. */
+#define LWIP_HOOK_TCP_TW_RETIRE(pcb) stk_pcb_tw_retire(pcb)
 #endif
 
 /* ---- sanity checks on our own choices ----------------------------------- */

@@ -46,6 +46,11 @@
 #include "stk_priv.h"
 #include "stk_test.h"
 
+/* pcb->flags bit lwIP does not use (its TF_* stop at 0x1000): a TIME-WAIT
+ * pcb already out of the table, waiting for tcp_slowtmr. */
+#define STK_TF_TW_RETIRED 0x8000U
+_Static_assert(sizeof(tcpflags_t) >= 2 && TF_SACK < STK_TF_TW_RETIRED,
+               "STK_TF_TW_RETIRED must be a bit lwIP leaves unused");
 #define PH_MIN_SLOTS 1024u /* 16 KB: the table's size when (nearly) empty */
 
 enum ph_list { PH_NONE = 0, PH_ACTIVE, PH_TW, PH_LISTEN };
@@ -208,6 +213,8 @@ stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 
     if (list == PH_NONE || ph.failed)
         return;
+    if (list == PH_TW && (pcb->flags & STK_TF_TW_RETIRED) != 0)
+        return; /* stk_pcb_tw_retire took it out already */
     if (ph.v != NULL) {
         for (i = hash_pcb(pcb, list) & ph.mask; ph.v[i].pcb != NULL;
              i = (i + 1) & ph.mask) {
@@ -265,6 +272,19 @@ stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
                                   ip4_addr_get_u32(&s->pcb->local_ip) == l))
             return s->pcb;
     }
+}
+
+/* A TIME-WAIT pcb ended early by a new SYN for its port pair (patch 0003)
+ * stays on lwIP's TIME-WAIT list until tcp_slowtmr's next tick frees it:
+ * unlinking it now would walk that list, and at thousands of connections a
+ * second that walk is the cost of a connection. Out of the table, lookups
+ * no longer see it; the flag (a bit lwIP leaves unused) keeps the later
+ * unlink from looking for it again. */
+void
+stk_pcb_tw_retire(struct tcp_pcb *pcb)
+{
+    stk_pcb_hash_rmv(&tcp_tw_pcbs, pcb);
+    pcb->flags |= STK_TF_TW_RETIRED;
 }
 
 /* ---- test hooks (stk_test.h) ------------------------------------------- */
@@ -325,9 +345,13 @@ stk_test_pcb_hash_check(void)
     for (p = tcp_active_pcbs; p != NULL; p = p->next, n++)
         if (!indexed(p, PH_ACTIVE))
             return -1;
-    for (p = tcp_tw_pcbs; p != NULL; p = p->next, n++)
+    for (p = tcp_tw_pcbs; p != NULL; p = p->next) {
+        if ((p->flags & STK_TF_TW_RETIRED) != 0)
+            continue; /* out of the table on purpose, until tcp_slowtmr */
         if (!indexed(p, PH_TW))
             return -2;
+        n++;
+    }
     for (p = tcp_listen_pcbs.pcbs; p != NULL; p = p->next, n++)
         if (!indexed(p, PH_LISTEN))
             return -3;

@@ -27,6 +27,9 @@ void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb);
 void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
 /** pcb is about to leave the list pcbs. */
 void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
+/** pcb, on the TIME-WAIT list, was ended by a new SYN (patches/0003):
+ *  hide it from lookups until tcp_slowtmr frees it. */
+void stk_pcb_tw_retire(struct tcp_pcb *pcb);
 /** The next PCB of the list pcbs after `after` (NULL: the first) that
  *  matches the 4-tuple (listen list: the local port), or NULL. */
 struct tcp_pcb *

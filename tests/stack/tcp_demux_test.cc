@@ -204,6 +204,56 @@ TEST_F(Demux, time_wait_pcbs_are_found_among_many)
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
 }
 
+// A TIME-WAIT PCB ended by a new SYN (patch 0003) leaves the table at once
+// and lwIP's list at the next tcp_slowtmr tick, without walking that list:
+// lookups never see it again and its late unlinking is no anomaly.
+TEST_F(Demux, time_wait_ended_by_syn_is_retired_until_the_slow_timer)
+{
+    stk_sock *l = listener(80);
+    std::vector<Conn> cs;
+    for (int i = 0; i < 3; i++)
+        cs.push_back(passive_open(l, 80, (uint16_t)(21000 + i)));
+    for (Conn &c : cs)
+        close_into_time_wait(c);
+    entries_are(4, __LINE__);
+    long anomalies = stk_test_pcb_hash_anomalies();
+
+    TcpSeg syn;
+    syn.sport = cs[0].pport;
+    syn.dport = 80;
+    syn.seq = cs[0].snd + 100000;
+    syn.flags = SYN;
+    syn.mss = 1460;
+    inject_tcp(syn);
+    EXPECT_EQ(one().flags, SYN | ACK);
+    entries_are(4, __LINE__); // listener, 2 TIME-WAIT, the new connection
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0);
+
+    // The SYN again reaches the new connection, not the retired PCB.
+    inject_tcp(syn);
+    Pkt again = one();
+    EXPECT_EQ(again.flags, SYN | ACK);
+    EXPECT_EQ(again.ack, syn.seq + 1);
+    // The other TIME-WAIT PCBs still answer.
+    TcpSeg fin;
+    fin.sport = cs[1].pport;
+    fin.dport = 80;
+    fin.seq = cs[1].snd - 1;
+    fin.ack = cs[1].rcv;
+    fin.flags = FIN | ACK;
+    inject_tcp(fin);
+    EXPECT_EQ(one().flags, ACK);
+
+    advance(600); // one tcp_slowtmr tick frees the retired PCB
+    drain();
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0);
+    entries_are(4, __LINE__);
+    advance(61000);
+    drain();
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0);
+    EXPECT_EQ(stk_test_pcb_hash_anomalies(), anomalies);
+}
+
 TEST_F(Demux, every_way_out_of_the_lists_leaves_the_table)
 {
     stk_sock *l = listener(80);
