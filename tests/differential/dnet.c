@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 struct sockaddr_in
@@ -176,4 +177,26 @@ d_fnv(uint32_t h, const void *buf, size_t len)
         h *= 16777619u;
     }
     return h;
+}
+
+volatile sig_atomic_t d_alarms;
+
+static void
+on_alarm(int sig)
+{
+    (void)sig;
+    d_alarms++;
+}
+
+void
+d_alarm_arm(int restart)
+{
+    struct sigaction sa;
+    struct itimerval it = {{0, 0}, {0, 100000}};
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_alarm;
+    sa.sa_flags = restart ? SA_RESTART : 0;
+    sigaction(SIGALRM, &sa, NULL);
+    setitimer(ITIMER_REAL, &it, NULL);
 }

@@ -11,6 +11,8 @@
 #ifndef DIFF_DNET_H
 #define DIFF_DNET_H
 
+#include <signal.h>
+
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +81,11 @@ d_pattern(uint64_t off)
 /** FNV-1a over @p len bytes, continuing from @p h (start: D_FNV_INIT). */
 #define D_FNV_INIT 2166136261u
 uint32_t d_fnv(uint32_t h, const void *buf, size_t len);
+
+/** Arm a one-shot 100 ms SIGALRM whose handler counts into d_alarms,
+ *  installed with SA_RESTART when @p restart (for the EINTR scenarios). */
+extern volatile sig_atomic_t d_alarms;
+void d_alarm_arm(int restart);
 
 /** Die with a trace line: a setup step failed, the rest is meaningless. */
 void d_fatal(int line, const char *what) __attribute__((noreturn));

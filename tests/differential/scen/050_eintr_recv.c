@@ -6,28 +6,6 @@
  */
 #include "scen.h"
 
-static volatile sig_atomic_t nalrm;
-
-static void
-on_alrm(int sig)
-{
-    (void)sig;
-    nalrm++;
-}
-
-static void
-arm(int restart)
-{
-    struct sigaction sa;
-    struct itimerval it = {{0, 0}, {0, 100000}};
-
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_alrm;
-    sa.sa_flags = restart ? SA_RESTART : 0;
-    sigaction(SIGALRM, &sa, NULL);
-    setitimer(ITIMER_REAL, &it, NULL);
-}
-
 int
 main(void)
 {
@@ -39,22 +17,22 @@ main(void)
 
     tr_init();
     fd = d_connect(D_ECHO);
-    arm(0);
+    d_alarm_arm(0);
     T(recv(fd, buf, sizeof(buf), 0));
-    NOTE("alarms %d", (int)nalrm);
-    arm(0);
+    NOTE("alarms %d", (int)d_alarms);
+    d_alarm_arm(0);
     T(read(fd, buf, sizeof(buf)));
-    arm(0);
+    d_alarm_arm(0);
     T(recvmsg(fd, &m, 0));
-    NOTE("alarms %d", (int)nalrm);
+    NOTE("alarms %d", (int)d_alarms);
     l = d_listen(D_LPORT_BASE + 50);
-    arm(0);
+    d_alarm_arm(0);
     T(accept(l, NULL, NULL));
-    NOTE("alarms %d", (int)nalrm);
+    NOTE("alarms %d", (int)d_alarms);
     T(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
-    arm(1);
+    d_alarm_arm(1);
     T(recv(fd, buf, sizeof(buf), 0));
-    NOTE("alarms %d", (int)nalrm);
+    NOTE("alarms %d", (int)d_alarms);
     T(send(fd, "after", 5, 0));
     T(recv(fd, buf, 5, MSG_WAITALL));
     T(close(l));
