@@ -400,6 +400,23 @@ Lab::send_bytes(stk_sock *s, const Bytes &b, int flags)
 }
 
 ssize_t
+Lab::send_to(stk_sock *s, const Bytes &b, uint32_t ip, uint16_t port,
+             int family)
+{
+    sockaddr_in to{};
+    to.sin_family = (sa_family_t)family;
+    to.sin_addr.s_addr = htonl(ip);
+    to.sin_port = htons(port);
+    iovec iov{(void *)b.data(), b.size()};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_name = &to;
+    m.msg_namelen = sizeof(to);
+    return stk_sock_sendmsg(s, &m, 0);
+}
+
+ssize_t
 Lab::recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags)
 {
     out->assign(max, 0);

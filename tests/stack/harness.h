@@ -120,6 +120,9 @@ class Lab : public ::testing::Test
     int bind_port(stk_sock *s, uint16_t port, uint32_t ip = kStackIp);
     int connect_to(stk_sock *s, uint32_t ip, uint16_t port);
     ssize_t send_bytes(stk_sock *s, const Bytes &b, int flags = 0);
+    // sendmsg with a destination (family AF_INET unless given).
+    ssize_t send_to(stk_sock *s, const Bytes &b, uint32_t ip, uint16_t port,
+                    int family = AF_INET);
     ssize_t recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags = 0);
     uint32_t
     events(stk_sock *s)

@@ -171,18 +171,7 @@ TEST_F(Icmp, unconnected_or_other_sockets_ignore_it)
     stk_sock *c = connected(&port);
     stk_sock *u = udp_sock();
     ASSERT_EQ(bind_port(u, 5000, 0), 0);
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_addr.s_addr = htonl(kPeerIp);
-    to.sin_port = htons(7009);
-    Bytes d = pattern(4);
-    iovec iov{d.data(), d.size()};
-    msghdr m{};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_name = &to;
-    m.msg_namelen = sizeof(to);
-    ASSERT_EQ(stk_sock_sendmsg(u, &m, 0), 4);
+    ASSERT_EQ(send_to(u, pattern(4), kPeerIp, 7009), 4);
     drain();
     inject_icmp(icmp_about(3, 3, 5000, 7009));     // unconnected: ignored
     inject_icmp(icmp_about(3, 3, port, 7010));     // other peer port
