@@ -195,6 +195,12 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
         }
         kev.events = (ev->events | EPOLLET) & ~EPOLLONESHOT;
     }
+    /* A listener in an epoll set is served by this process (several
+     * processes after fork: new connections come to those that wait). */
+    if (op != EPOLL_CTL_DEL)
+        pl_sock_serve(s, RT_SERVE_ON);
+    else if (s->type == SOCK_STREAM)
+        pl_sock_serve(s, RT_SERVE_OFF);
     pthread_mutex_lock(&ep_mu);
     if (ep->shadow < 0) {
         ep->shadow = libc_epoll_create1(EPOLL_CLOEXEC);

@@ -23,6 +23,21 @@ atomic_bool pl__ready;
 atomic_uint pl_fork_epoch;
 
 static void
+atfork_prepare(void)
+{
+    rt_atfork_prepare();
+}
+
+static void
+atfork_parent(void)
+{
+    /* The child shares the port: the parent's sockets revalidate at their
+     * next use too (its connections were frozen by the fork). */
+    if (rt_atfork_parent())
+        atomic_fetch_add(&pl_fork_epoch, 1);
+}
+
+static void
 atfork_child(void)
 {
     pl_fdt_atfork_child();
@@ -37,7 +52,7 @@ pl_init(void)
     int saved = errno;
 
     if (pl_libc_resolve_all() == 0 &&
-        pthread_atfork(NULL, NULL, atfork_child) == 0)
+        pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
         atomic_store(&pl__ready, true);
     errno = saved;
 }

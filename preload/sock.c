@@ -31,12 +31,79 @@
 #include "stats.h"
 #include "stk.h"
 
-bool
-pl_sock_live(const struct pl_sock *s)
+/* After a fork (epoch changed): claim a connection the fork copied, or
+ * find it taken by another process. Registers UDP sockets as served. */
+static bool
+revalidate(struct pl_sock *s, unsigned int cur)
 {
-    return pl_sock_state(s) == PL_SOCK_ACCEL &&
-           s->epoch ==
-               atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed);
+    static atomic_bool logged;
+    struct stk_flow f;
+    bool ok = true;
+
+    if (atomic_load(&s->dead) || !rt_started())
+        return false;
+    rt_lock();
+    if (atomic_load(&s->epoch) == cur) {
+        rt_unlock();
+        return true;
+    }
+    if (stk_sock_frozen(s->stk, &f)) {
+        int r = rt_flow_claim(&f);
+        if (r > 0) {
+            stk_sock_thaw(s->stk);
+            rt_flow_replay(&f);
+            rt_poll();
+        } else {
+            stk_sock_drop_frozen(s->stk);
+            ok = false;
+            if (!atomic_exchange(&logged, true))
+                RT_INFO("fork", "a connection copied by fork is used by "
+                                "another process; its copy here reports "
+                                "EBADF (logged once)");
+        }
+    }
+    if (ok)
+        atomic_store(&s->epoch, cur);
+    else
+        atomic_store(&s->dead, true);
+    rt_unlock();
+    if (ok && s->type == SOCK_DGRAM)
+        pl_sock_serve(s, RT_SERVE_ON);
+    return ok;
+}
+
+bool
+pl_sock_live(struct pl_sock *s)
+{
+    unsigned int cur;
+
+    if (pl_sock_state(s) != PL_SOCK_ACCEL)
+        return false;
+    cur = atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed);
+    if (atomic_load_explicit(&s->epoch, memory_order_relaxed) == cur)
+        return true;
+    return revalidate(s, cur);
+}
+
+void
+pl_sock_serve(struct pl_sock *s, int how)
+{
+    unsigned int mark =
+        atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed) + 1;
+    int proto;
+    uint16_t port;
+    uint32_t lid;
+
+    if (pl_sock_state(s) != PL_SOCK_ACCEL || atomic_load(&s->dead) ||
+        (s->type == SOCK_STREAM && !stk_sock_is_listening(s->stk)))
+        return;
+    if (how == RT_SERVE_ON && atomic_load(&s->served) == mark)
+        return;
+    rt_lock();
+    if (stk_sock_service(s->stk, &proto, &port, &lid))
+        rt_serve(proto, port, lid, how);
+    rt_unlock();
+    atomic_store(&s->served, how == RT_SERVE_ON ? mark : 0);
 }
 
 static bool
@@ -87,16 +154,28 @@ static void
 sock_destroy(struct pl_fd *f)
 {
     struct pl_sock *s = (struct pl_sock *)f;
+    struct stk_flow fl;
 
     pl_ep_sock_gone(s);
-    if (pl_sock_live(s)) {
+    /* In a fork child on the kernel, the stack socket belongs to the
+     * parent's stack: the child only forgets it. */
+    if (pl_sock_state(s) == PL_SOCK_ACCEL && rt_started()) {
+        pl_sock_serve(s, RT_SERVE_OFF);
         rt_lock();
+        /* A connection copied by fork and never used here: the last copy
+         * is closed for real, the others are dropped silently. */
+        if (stk_sock_frozen(s->stk, &fl)) {
+            if (rt_flow_release(&fl) > 0) {
+                stk_sock_thaw(s->stk);
+                rt_flow_replay(&fl);
+            } else {
+                stk_sock_drop_frozen(s->stk);
+            }
+        }
         stk_sock_close(s->stk);
         rt_poll();
         rt_unlock();
     }
-    /* A socket accelerated in the parent of a fork belongs to the
-     * parent's stack: the child only forgets it. */
     pthread_mutex_destroy(&s->mu);
     free(s);
 }

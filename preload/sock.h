@@ -53,7 +53,9 @@ struct pl_sock {
     int type;                 /* SOCK_STREAM or SOCK_DGRAM */
     atomic_int state;         /* enum pl_sock_state */
     struct stk_sock *stk;     /* set once, before state = ACCEL */
-    unsigned int epoch;       /* pl_fork_epoch when accelerated */
+    atomic_uint epoch;        /* pl_fork_epoch when last validated */
+    atomic_bool dead;         /* a fork copy another process took */
+    atomic_uint served;       /* epoch + 1 while registered as serving */
     atomic_bool nonblock;     /* O_NONBLOCK of the open file */
     atomic_bool kside;        /* kernel socket bound to our port on ANY */
     atomic_bool klisten;      /* ... and listening */
@@ -76,8 +78,18 @@ pl_sock_state(const struct pl_sock *s)
     return atomic_load_explicit(&s->state, memory_order_acquire);
 }
 
-/** Usable stack socket: accelerated in this process (not a fork child). */
-bool pl_sock_live(const struct pl_sock *s);
+/** Usable stack socket in this process. After a fork the first use in
+ *  each process revalidates it: a connection copied by the fork is
+ *  claimed for this process, or found taken by another (then the socket
+ *  is dead here: EBADF, as for a fork child on the kernel). */
+bool pl_sock_live(struct pl_sock *s);
+
+/** Tell the runtime this process serves (RT_SERVE_ON) or stops serving
+ *  (RT_SERVE_OFF) the listener or UDP socket s, or that it exists
+ *  (RT_SERVE_DECLARE), so that new connections are spread over the
+ *  processes that accept them. No-op for other sockets; cheap when
+ *  repeated. */
+void pl_sock_serve(struct pl_sock *s, int how);
 
 /** Whether socket(domain, type, proto) is a candidate (AF_INET TCP/UDP
  *  allowed by the configuration). Loads the configuration. */

@@ -82,6 +82,8 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         rt_lock();
         rc = stk_sock_bind(s->stk, a, len);
         rt_unlock();
+        if (rc == 0 && s->type == SOCK_DGRAM)
+            pl_sock_serve(s, RT_SERVE_ON);
         return rc;
     case PL_SOCK_KERNEL:
         pthread_mutex_unlock(&s->mu);
@@ -118,6 +120,8 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     if (rc == 0 && r == PL_ROUTE_ACCEL_ANY)
         bind_kernel_side(s, fd);
     pthread_mutex_unlock(&s->mu);
+    if (rc == 0 && s->type == SOCK_DGRAM)
+        pl_sock_serve(s, RT_SERVE_ON);
     return rc;
 }
 
@@ -154,6 +158,8 @@ pl_sock_listen(struct pl_sock *s, int fd, int backlog)
     rc = stk_sock_listen(s->stk, backlog);
     rt_poll();
     rt_unlock();
+    if (rc == 0)
+        pl_sock_serve(s, RT_SERVE_DECLARE);
     if (rc == 0 && atomic_load(&s->kside)) {
         if (libc_listen(fd, backlog) == 0)
             atomic_store(&s->klisten, true);
@@ -168,12 +174,28 @@ struct accept_arg {
     socklen_t *len;
 };
 
+/* A connection queued before a fork is a frozen copy in every process
+ * (stack/fork.c): take it for this one, or, when another process accepted
+ * it first, drop this copy and look at the next. */
 static ssize_t
 accept_op(struct stk_sock *stk, void *arg)
 {
     struct accept_arg *x = arg;
+    struct stk_flow f;
+    int rc;
 
-    return stk_sock_accept(stk, &x->ns, x->a, x->len);
+    for (;;) {
+        rc = stk_sock_accept(stk, &x->ns, x->a, x->len);
+        if (rc != 0 || !stk_sock_frozen(x->ns, &f))
+            return rc;
+        if (rt_flow_claim(&f) > 0) {
+            stk_sock_thaw(x->ns);
+            rt_flow_replay(&f);
+            return 0;
+        }
+        stk_sock_drop_frozen(x->ns);
+        stk_sock_close(x->ns);
+    }
 }
 
 /* A new fd for an accepted stack connection: a placeholder kernel TCP
@@ -222,6 +244,7 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         return -EINVAL;
     if (!pl_sock_live(s))
         return -EBADF;
+    pl_sock_serve(s, RT_SERVE_ON);
     for (;;) {
         rc = (int)pl_sock_run(s, accept_op, &x);
         if (rc == 0)

@@ -194,6 +194,8 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     }
     for (;;) {
         rc = pl_sock_run(s, send_op, &x);
+        if (rc >= 0 && !stream)
+            pl_sock_serve(s, RT_SERVE_ON); /* autobound: replies come here */
         if (rc >= 0) {
             total += (size_t)rc;
             if (!stream || nb || total >= want || rc == 0)

@@ -77,6 +77,7 @@ split_init(struct split *sp, struct pollfd *fds, nfds_t n)
         if (s != NULL && pl_sock_live(s)) {
             sp->socks[i] = s;
             sp->kind[i] = SLOT_ACCEL;
+            pl_sock_serve(s, RT_SERVE_ON);
             continue;
         }
         if (s != NULL && pl_sock_state(s) == PL_SOCK_ACCEL)

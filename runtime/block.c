@@ -297,12 +297,18 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
     struct pollfd stack_pfds[STACK_PFDS], *pfds = stack_pfds;
     int nport = rt__port.nwait, slot, total, ready = 0, rc = 0;
     long r;
-    int t, n;
+    int t, n, sefd = -1;
     int64_t timeout_ns;
     bool napping = false;
 
     if (poll_before_sleep() > 0)
         return 0;
+    if (rt__shared) {
+        sefd = rt__share_sleep_begin();
+        if (sefd < 0)
+            return 0; /* frames were handed to us meanwhile */
+        nport++;
+    }
     t = rt_next_timer_ms();
     if (ms < 0 || t < ms)
         ms = t;
@@ -316,11 +322,16 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
     total = nport + (slot >= 0 ? 1 : 0) + nextra;
     if (total > STACK_PFDS) {
         pfds = malloc(sizeof(*pfds) * (size_t)total);
-        if (pfds == NULL)
+        if (pfds == NULL) {
+            if (sefd >= 0)
+                rt__share_sleep_end(false);
             return -ENOMEM;
+        }
     }
-    for (int i = 0; i < nport; i++)
+    for (int i = 0; i < rt__port.nwait; i++)
         pfds[i] = (struct pollfd){.fd = rt__port.wait_fds[i], .events = POLLIN};
+    if (sefd >= 0)
+        pfds[nport - 1] = (struct pollfd){.fd = sefd, .events = POLLIN};
     if (slot >= 0)
         pfds[nport] = (struct pollfd){.fd = atomic_load(&slots[slot].fd),
                                       .events = POLLIN};
@@ -345,6 +356,8 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
         if (pfds[nport].revents != 0)
             syscall(SYS_read, pfds[nport].fd, &v, sizeof(v));
     }
+    if (sefd >= 0)
+        rt__share_sleep_end(r > 0 && pfds[nport - 1].revents != 0);
     for (int i = 0; i < nextra; i++) {
         extra[i].revents = pfds[total - nextra + i].revents;
         if (extra[i].revents != 0)
@@ -480,12 +493,30 @@ out:
     return rc;
 }
 
+void
+rt__block_atfork_child(void)
+{
+    /* The parent's threads' eventfds: this process has copies of the
+     * descriptors, which still wake the parent's threads. Close ours. */
+    for (int i = 0; i < MAX_SLEEPERS; i++) {
+        int fd = atomic_exchange(&slots[i].fd, -1);
+        atomic_store(&slots[i].sleeping, 0);
+        if (fd >= 0)
+            syscall(SYS_close, fd);
+    }
+    atomic_store(&rt__sleepers, 0);
+    if (my_slot >= 0)
+        pthread_setspecific(slot_key, NULL);
+    my_slot = -1;
+    nap_ns = NAP_MIN_NS;
+}
+
 /* Progress thread: sleep on the port's fds only (no wakeup slot). */
 int
 rt__sleep_port(int timeout_ms)
 {
-    struct pollfd pfds[RT__MAX_WAIT_FDS];
-    int n = rt__port.nwait;
+    struct pollfd pfds[RT__MAX_WAIT_FDS + 1];
+    int n = rt__port.nwait, sefd = -1;
     long r;
 
     if (poll_before_sleep() > 0)
@@ -494,7 +525,15 @@ rt__sleep_port(int timeout_ms)
         n = 0; /* a timed sleep of one period */
     for (int i = 0; i < n; i++)
         pfds[i] = (struct pollfd){.fd = rt__port.wait_fds[i], .events = POLLIN};
+    if (rt__shared) {
+        sefd = rt__share_sleep_begin();
+        if (sefd < 0)
+            return 1;
+        pfds[n++] = (struct pollfd){.fd = sefd, .events = POLLIN};
+    }
     r = raw_ppoll(pfds, n, timeout_ms, NULL);
+    if (sefd >= 0)
+        rt__share_sleep_end(r > 0 && pfds[n - 1].revents != 0);
     if (rt__port.wait_kind == RT__WAIT_INTR) {
         rt_lock();
         rt__port_intr_disarm();

@@ -62,6 +62,34 @@ run_timers(uint64_t now)
                           memory_order_relaxed);
 }
 
+/* Shared port (after a fork): frames other processes dispatched here,
+ * then the timers, then, with the port lock, an rx burst dispatched
+ * across the processes and the tx flush (runtime/share.c). */
+static int
+poll_shared(void)
+{
+    uint64_t bytes = 0, now = rt_now_ns();
+    int n, mine;
+
+    rt__progress_ensure();
+    mine = rt__share_drain();
+    run_timers(now);
+    n = rt__share_rx(now, &bytes);
+    run_timers(now); /* the deadline, after what the input scheduled */
+    RT_STAT_ADD(rx_frames, (uint64_t)n);
+    RT_STAT_ADD(rx_bytes, bytes);
+    n += mine;
+    if (n > 0) {
+        uint64_t prev =
+            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
+        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
+        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
+    }
+    if (!rt__is_progress)
+        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    return n;
+}
+
 int
 rt_poll(void)
 {
@@ -72,6 +100,8 @@ rt_poll(void)
     RT_STAT_INC(polls);
     if (!rt__port.up)
         return 0;
+    if (rt__shared)
+        return poll_shared();
     n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];

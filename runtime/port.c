@@ -343,6 +343,24 @@ rt__tx_send(void *ctx, void *handle, uint16_t len)
 void
 rt__tx_flush(void)
 {
+    if (rt__port.ntx == 0)
+        return;
+    if (rt__shared)
+        rt__share_tx_flush();
+    else
+        rt__tx_flush_locked();
+}
+
+void
+rt__port_atfork_child(void)
+{
+    nstash = 0;
+    rt__port.ntx = 0;
+}
+
+void
+rt__tx_flush_locked(void)
+{
     uint32_t n = rt__port.ntx, sent = 0;
     uint64_t bytes = 0;
 

@@ -8,7 +8,10 @@
  * then sleeps on the port's wait fds, so frames arriving while the
  * application computes are handled without waiting for the next period.
  * It runs with rt_in_lib set and every signal blocked, so the application's
- * signals go to the application's threads.
+ * signals go to the application's threads. With the port shared by several
+ * processes (runtime/share.c), it does not wait on the port while another
+ * process's application polls it (a forked master would otherwise take
+ * every frame's wakeup), and a fork child starts its own on its first poll.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +28,9 @@
 __thread bool rt__is_progress;
 
 static uint64_t period_ns;
+/* A fork child has no progress thread (fork copies only the calling
+ * thread): the first poll in the child starts one. */
+static bool running;
 
 static void
 sleep_ns(uint64_t ns)
@@ -62,6 +68,14 @@ progress_main(void *arg)
             rt_lock();
             rt_poll();
             rt_unlock();
+            /* Several processes on the port (fork) and another one's
+             * application is polling it: it receives for everyone, so
+             * this thread only looks at this process's share once a
+             * period instead of waking at every frame. */
+            if (rt__shared && now - rt__share_last_app_poll() < period_ns) {
+                sleep_ns(period_ns);
+                continue;
+            }
             t = rt_next_timer_ms();
             if (t < ms)
                 ms = t;
@@ -94,5 +108,27 @@ rt__progress_start(uint32_t period_usec)
         return -rc;
     }
     pthread_setname_np(tid, "accel-progress");
+    running = true;
     return 0;
+}
+
+void
+rt__progress_ensure(void)
+{
+    sigset_t all, old;
+
+    if (running || period_ns == 0)
+        return;
+    running = true; /* one attempt: a failure is logged once */
+    /* The thread must never take the application's signals. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    (void)rt__progress_start((uint32_t)(period_ns / 1000u));
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void
+rt__progress_atfork_child(void)
+{
+    running = false;
 }

@@ -70,9 +70,33 @@ uint64_t rt_now_ns(void);
  */
 void rt_note_port_socket(int fd, int domain);
 
-/** Called in a child after fork() (single-process foundation: disables the
- *  data path in the child; see docs/DESIGN.md). */
+/* ---- fork: several processes on the port (runtime/share.c) ---------- */
+
+/** pthread_atfork handlers. prepare takes the stack lock (held across the
+ *  fork); parent returns true when the child shares the port (the
+ *  connections were frozen in both: see stk_fork_freeze); the child
+ *  either joins the port or, when it cannot, runs on the kernel. */
+void rt_atfork_prepare(void);
+bool rt_atfork_parent(void);
 void rt_atfork_child(void);
+
+/** Register this process as serving a listener / UDP port (ON), or not
+ *  (OFF), or declare one it does not serve yet (DECLARE): once several
+ *  processes share the port, SYNs for a declared port go only to the
+ *  processes that serve it. Cheap when repeated. Stack lock held. */
+enum { RT_SERVE_OFF = 0, RT_SERVE_ON, RT_SERVE_DECLARE };
+void rt_serve(int proto, uint16_t port, uint32_t lid, int how);
+
+struct stk_flow;
+/** Claim a connection copied by fork: 1 (this process has it now; thaw
+ *  it, then rt_flow_replay), 0 (another process has it), -ENODEV (the
+ *  port is not shared). Stack lock held. */
+int rt_flow_claim(const struct stk_flow *f);
+/** Give up this process's copy: 1 if it was the last one (now claimed:
+ *  close it normally), else 0 (drop the copy). */
+int rt_flow_release(const struct stk_flow *f);
+/** Input the segments held for f while it was frozen. */
+void rt_flow_replay(const struct stk_flow *f);
 
 /** Print the counters to stderr if ACCEL_STATS=1 (registered atexit). */
 void rt_stats_dump(void);

@@ -107,6 +107,39 @@ int rt__sleep_port(int timeout_ms);
 /* progress.c */
 int rt__progress_start(uint32_t period_usec);
 
+/* share.c: several processes on the port (after the first fork) */
+extern bool rt__shared;
+/** Input the frames other processes dispatched to this one. */
+int rt__share_drain(void);
+/** rx burst and dispatch, tx flush, under the port lock (taken only if
+ *  free, unless frames wait to go out). Returns frames received. */
+int rt__share_rx(uint64_t now, uint64_t *bytes);
+void rt__share_tx_flush(void);
+/** When an application thread of any process last polled the port. */
+uint64_t rt__share_last_app_poll(void);
+/** Before a sleep: the eventfd to add to the wait, or -1 when frames are
+ *  already waiting (do not sleep). Pair with rt__share_sleep_end. */
+int rt__share_sleep_begin(void);
+void rt__share_sleep_end(bool woken);
+bool rt__share_prepare(void);
+void rt__share_child(void);
+bool rt__share_exit(void);
+
+/* port.c: the tx burst itself (caller holds the port if shared). */
+void rt__tx_flush_locked(void);
+/** In a fork child: forget the parent's recycled mbufs (they are the
+ *  parent's to reuse) and its unsent frames. */
+void rt__port_atfork_child(void);
+
+/* block.c */
+/** In a fork child: the parent's threads' wakeup eventfds are not ours. */
+void rt__block_atfork_child(void);
+
+/* progress.c */
+/** Start the progress thread in a fork child, once, if configured. */
+void rt__progress_ensure(void);
+void rt__progress_atfork_child(void);
+
 /* loop.c */
 void rt__loop_reset(void);
 bool rt__trylock(void);

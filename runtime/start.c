@@ -157,19 +157,18 @@ start_port(uint32_t *csum, uint8_t mac[6])
     return rc;
 }
 
-static pid_t port_owner;
-
 /* At exit, stop the port so the PMD releases what lives outside the
  * process (af_xdp: the XDP program on the interface; memif: the peer sees
- * a disconnect). Only in the process that started it, and only if the
- * stack lock can be had: exit() called from a thread inside the library
- * must not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
+ * a disconnect), unless other processes still share it (fork): then only
+ * this process's share is released (runtime/share.c). Only if the stack
+ * lock can be had: exit() called from a thread inside the library must
+ * not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
 static void
 port_close_at_exit(void)
 {
     struct timespec ts = {0, 1000000};
 
-    if (getpid() != port_owner || !rt__port.up)
+    if (!rt_started() || !rt__port.up)
         return;
     for (int i = 0; i < 100; i++) {
         if (rt__trylock()) {
@@ -178,10 +177,13 @@ port_close_at_exit(void)
              * exit (stack/exit.c). */
             stk_close_all_at_exit();
             rt__tx_flush();
-            rt__port_close(port_id);
-            rte_eth_dev_close(port_id);
+            if (rt__share_exit()) {
+                rt__port_close(port_id);
+                rte_eth_dev_close(port_id);
+            }
             /* With the port marked down, later calls (the application's
              * own atexit handlers closing sockets) no longer touch DPDK. */
+            rt__port.up = false;
             rt_unlock();
             return;
         }
@@ -251,7 +253,6 @@ do_start(void)
                                                   : "none (1 ms sleeps)");
     rt_stats_set_datapath(rt__port.desc);
     rt_stats_set_port_dump(rt__port_stats_dump);
-    port_owner = getpid();
     atexit(port_close_at_exit);
     return 0;
 }
@@ -286,18 +287,59 @@ rt_start(void)
     return rc == 0 ? 0 : start_state;
 }
 
+/* fork, in the parent before it (the stack lock is held across the fork,
+ * so the child's copy of the stack is consistent): share the port with the
+ * child if it can be (runtime/share.c). */
+static bool fork_shares;
+
+void
+rt_atfork_prepare(void)
+{
+    fork_shares = false;
+    if (!rt_started())
+        return;
+    rt_lock();
+    fork_shares = rt__share_prepare();
+}
+
+bool
+rt_atfork_parent(void)
+{
+    bool shared = fork_shares;
+
+    if (!rt_started())
+        return false;
+    if (shared)
+        stk_fork_freeze(false);
+    rt_unlock();
+    return shared;
+}
+
 void
 rt_atfork_child(void)
 {
-    /* The child shares the parent's port memory but owns none of it: never
-     * touch DPDK here. Later calls get -ENODEV and stay on the kernel. */
+    bool was_started = rt_started();
+
+    rt__loop_atfork_child(); /* a fresh stack lock, not held */
+    rt__block_atfork_child();
+    rt__progress_atfork_child();
+    pthread_mutex_init(&start_mu, NULL);
+    memset(&rt_stats, 0, sizeof(rt_stats));
+    if (was_started && fork_shares) {
+        /* The parent's port, shared: this child polls it too. */
+        rt__port_atfork_child();
+        rt__share_child();
+        stk_fork_freeze(true);
+        rt_stats_set_datapath(rt__port.desc);
+        return;
+    }
+    /* The child shares the parent's port memory but owns none of it:
+     * never touch DPDK here. Later calls get -ENODEV and stay on the
+     * kernel. */
     atomic_store(&started, false);
     start_state = -ENODEV;
-    pthread_mutex_init(&start_mu, NULL);
-    rt__loop_atfork_child();
     rt__port.up = false;
     rt__port.ntx = 0;
-    memset(&rt_stats, 0, sizeof(rt_stats));
     rt_stats_set_datapath(NULL);
     rt_stats_set_port_dump(NULL);
 }

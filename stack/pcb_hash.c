@@ -158,6 +158,8 @@ stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     enum ph_list list = list_of(pcbs);
     uint32_t h, i, slots;
 
+    if (list == PH_ACTIVE || list == PH_TW)
+        stk__flow_note(pcb, true);
     if (list == PH_NONE || ph.failed)
         return;
     if (!ph.keyed)
@@ -211,10 +213,14 @@ stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     enum ph_list list = list_of(pcbs);
     uint32_t i, n;
 
-    if (list == PH_NONE || ph.failed)
+    if (list == PH_NONE)
         return;
     if (list == PH_TW && (pcb->flags & STK_TF_TW_RETIRED) != 0)
         return; /* stk_pcb_tw_retire took it out already */
+    if (list == PH_ACTIVE || list == PH_TW)
+        stk__flow_note(pcb, false);
+    if (ph.failed)
+        return;
     if (ph.v != NULL) {
         for (i = hash_pcb(pcb, list) & ph.mask; ph.v[i].pcb != NULL;
              i = (i + 1) & ph.mask) {

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
@@ -91,8 +92,22 @@ tuple_hash(const struct tcp_pcb *pcb)
     return h;
 }
 
-/* The member that takes the connection: the hashed one, or the next one
- * with room; NULL when every queue is full. */
+/* A listener's id (stk_sock_service): random, so that ids made in
+ * different processes after a fork do not collide; never 0. */
+static uint32_t
+new_lid(void)
+{
+    static uint32_t fallback;
+    uint32_t v = 0;
+
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+        v = ++fallback * 0x9e3779b1u;
+    return v != 0 ? v : 1;
+}
+
+/* The member that takes the connection: the one the runtime dispatched
+ * the SYN to (several processes, stk_input_lid) if it has room, else the
+ * hashed one, or the next one with room; NULL when every queue is full. */
 static struct stk_sock *
 group_pick(struct stk_lgroup *g, const struct tcp_pcb *newpcb)
 {
@@ -101,6 +116,11 @@ group_pick(struct stk_lgroup *g, const struct tcp_pcb *newpcb)
 
     if (g->n == 0)
         return NULL;
+    if (stk__in_lid != 0) {
+        for (struct stk_sock *x = g->head; x != NULL; x = x->lg_next)
+            if (x->lid == stk__in_lid && !queue_full(x))
+                return x;
+    }
     start = g->n > 1 ? tuple_hash(newpcb) % g->n : 0;
     for (i = 0; i < start; i++)
         m = m->lg_next;
@@ -274,6 +294,7 @@ stk__tcp_listen(struct stk_sock *s, int backlog)
     group_add(g, s);
     s->st = STK_TCP_LISTEN;
     s->backlog = backlog;
+    s->lid = new_lid();
     group_update_backlog(g);
     stk__changed(s, false);
     return 0;

@@ -141,6 +141,51 @@ bool stk_sock_is_listening(const struct stk_sock *s);
 /** Pending error (SO_ERROR), cleared when read. */
 int stk_sock_take_error(struct stk_sock *s);
 
+/* ---- several processes (fork): stack/fork.c ---------------------------- */
+
+/** A TCP connection's 4-tuple as seen locally: addresses in network
+ *  order, ports in host order. */
+struct stk_flow {
+    uint32_t lip, rip;
+    uint16_t lport, rport;
+};
+
+/** Told, in order, when a connection joins (add) or leaves (del) this
+ *  stack's demux, once several processes share the port. */
+struct stk_flow_ops {
+    void (*note)(const struct stk_flow *f, bool add);
+};
+void stk_set_flow_ops(const struct stk_flow_ops *ops);
+
+/** Visit every connection of the demux (active and TIME-WAIT); has_sock
+ *  says whether a socket (accepted or not yet) holds it. */
+void stk_each_flow(void (*fn)(void *ctx, const struct stk_flow *f,
+                              bool has_sock),
+                   void *ctx);
+
+/** Right after fork, in the parent and in the child: every connection a
+ *  socket holds is frozen (out of lwIP's lists, no input, no output, no
+ *  timers) until one process claims it; the child also drops, silently,
+ *  connections no socket holds (TIME-WAIT, half-open), which stay the
+ *  parent's. */
+void stk_fork_freeze(bool child);
+
+/** True (and *f filled) if s is a frozen connection. */
+bool stk_sock_frozen(const struct stk_sock *s, struct stk_flow *f);
+/** This process claimed it: back into lwIP's lists. */
+void stk_sock_thaw(struct stk_sock *s);
+/** Another process has it: free the copy silently; s reads as reset. */
+void stk_sock_drop_frozen(struct stk_sock *s);
+
+/** For a listening TCP or a bound UDP socket: what the runtime needs to
+ *  send it traffic (protocol IPPROTO_TCP/UDP, local port, listener id). */
+bool stk_sock_service(const struct stk_sock *s, int *proto, uint16_t *port,
+                      uint32_t *lid);
+
+/** stk_input() for a frame the runtime dispatched to the listener lid:
+ *  a SYN goes to that member of a SO_REUSEPORT group. */
+void stk_input_lid(const void *frame, uint16_t len, uint32_t lid);
+
 #ifdef __cplusplus
 }
 #endif

@@ -107,6 +107,13 @@ struct stk_sock {
     /* Listening socket: its listener group (sock_tcp_listen.c). */
     struct stk_lgroup *lgrp;
     struct stk_sock *lg_next;
+    /* Listening socket: random id, the same in every copy a fork makes;
+     * names this listener to the runtime's connection distribution. */
+    uint32_t lid;
+
+    /* Connection copied by fork and not yet claimed (stack/fork.c): its
+     * pcb is out of lwIP's lists, so it neither receives nor sends. */
+    bool frozen;
 };
 
 /** The listening sockets sharing one lwIP listening pcb (SO_REUSEPORT);
@@ -216,6 +223,12 @@ bool stk__drops_count(void);
 /** Take lwIP's counters as they are, counting nothing (after loopback
  *  input, which does not come from the port). */
 void stk__drops_sync(void);
+
+/* fork.c */
+/** Tell the runtime that pcb joined (add) or left (del) the demux. */
+void stk__flow_note(const struct tcp_pcb *pcb, bool add);
+/** The listener id the frame being input was dispatched to (0: none). */
+extern uint32_t stk__in_lid;
 
 /* sys_arch.c */
 uint64_t stk__now_ns(void);

@@ -1,0 +1,202 @@
+/*
+ * The stack across fork. fork() copies the process, lwIP included: parent
+ * and child each hold the same connections, but the peer must talk to one
+ * of them. The runtime (runtime/share.c) decides which process receives a
+ * connection's segments; this file keeps the copies from acting on their
+ * own until that is decided:
+ *
+ *  - right after fork, in both processes, every connection a socket holds
+ *    is frozen: its pcb leaves lwIP's lists (so no input reaches it, no
+ *    timer fires and nothing is sent) but keeps all its state;
+ *  - the first process that uses the socket claims the connection from the
+ *    runtime and thaws it (the pcb goes back, with the segments that
+ *    arrived meanwhile replayed by the runtime); the other copies are
+ *    dropped silently when their process touches or closes them;
+ *  - connections no socket holds (TIME-WAIT, half-open, closed by the
+ *    application) stay with the parent; the child drops its copies.
+ *
+ * Listening pcbs are not frozen: every process keeps its copy, and the
+ * runtime hands each new connection to one process that serves the
+ * listener (stk_sock_service, stk_input_lid).
+ *
+ * The runtime learns which connections this stack holds through
+ * stk_flow_ops, called from the demux hooks (pcb_hash.c) whenever a pcb
+ * joins or leaves the active or TIME-WAIT list; freezing and dropping a
+ * copy are not reported (the connection is not this copy's to give up).
+ *
+ * All of it runs under the stack lock.
+ */
+#include <netinet/in.h>
+
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/tcp.h"
+
+#include "stk.h"
+#include "stk_hooks.h"
+#include "stk_priv.h"
+
+static const struct stk_flow_ops *flow_ops;
+static int mute; /* > 0: pcb list moves made here are not reported */
+uint32_t stk__in_lid;
+
+void
+stk_set_flow_ops(const struct stk_flow_ops *ops)
+{
+    flow_ops = ops;
+}
+
+static void
+flow_of(const struct tcp_pcb *pcb, struct stk_flow *f)
+{
+    f->lip = ip4_addr_get_u32(&pcb->local_ip);
+    f->rip = ip4_addr_get_u32(&pcb->remote_ip);
+    f->lport = pcb->local_port;
+    f->rport = pcb->remote_port;
+}
+
+void
+stk__flow_note(const struct tcp_pcb *pcb, bool add)
+{
+    struct stk_flow f;
+
+    if (flow_ops == NULL || mute > 0 || pcb->state == LISTEN ||
+        pcb->remote_port == 0)
+        return;
+    flow_of(pcb, &f);
+    flow_ops->note(&f, add);
+}
+
+/* The socket holding pcb, if any (accepted or still queued). */
+static struct stk_sock *
+sock_of(struct tcp_pcb *pcb)
+{
+    struct stk_sock *s = pcb->callback_arg;
+
+    return (s != NULL && s->pcb.tcp == pcb) ? s : NULL;
+}
+
+void
+stk_each_flow(void (*fn)(void *ctx, const struct stk_flow *f, bool has_sock),
+              void *ctx)
+{
+    struct tcp_pcb *pcb;
+    struct stk_flow f;
+
+    for (pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        flow_of(pcb, &f);
+        fn(ctx, &f, sock_of(pcb) != NULL);
+    }
+    for (pcb = tcp_tw_pcbs; pcb != NULL; pcb = pcb->next) {
+        flow_of(pcb, &f);
+        fn(ctx, &f, false);
+    }
+}
+
+/* Unlink pcb from lwIP's lists, and free it, without a frame: no delayed
+ * ACK, no RST. */
+static void
+drop_silently(struct tcp_pcb *pcb)
+{
+    tcp_clear_flags(pcb, TF_ACK_DELAY | TF_ACK_NOW);
+    tcp_abandon(pcb, 0);
+}
+
+void
+stk_fork_freeze(bool child)
+{
+    struct tcp_pcb *pcb, *next;
+
+    mute++;
+    for (pcb = tcp_active_pcbs; pcb != NULL; pcb = next) {
+        struct stk_sock *s = sock_of(pcb);
+
+        next = pcb->next;
+        if (s != NULL) {
+            TCP_RMV_ACTIVE(pcb);
+            s->frozen = true;
+        } else if (child) {
+            tcp_arg(pcb, NULL);
+            tcp_err(pcb, NULL);
+            drop_silently(pcb);
+        }
+    }
+    if (child) {
+        while (tcp_tw_pcbs != NULL)
+            drop_silently(tcp_tw_pcbs);
+    }
+    mute--;
+}
+
+bool
+stk_sock_frozen(const struct stk_sock *s, struct stk_flow *f)
+{
+    if (s == NULL || !s->frozen || s->type != SOCK_STREAM || s->pcb.tcp == NULL)
+        return false;
+    if (f != NULL)
+        flow_of(s->pcb.tcp, f);
+    return true;
+}
+
+void
+stk_sock_thaw(struct stk_sock *s)
+{
+    if (!s->frozen)
+        return;
+    s->frozen = false;
+    if (s->pcb.tcp == NULL)
+        return;
+    /* Reported as an add: the runtime's table now names this process. */
+    TCP_REG_ACTIVE(s->pcb.tcp);
+    stk__changed(s, true);
+}
+
+void
+stk_sock_drop_frozen(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb;
+
+    if (!s->frozen)
+        return;
+    s->frozen = false;
+    pcb = s->pcb.tcp;
+    if (pcb == NULL)
+        return;
+    mute++;
+    /* tcp_abandon unlinks from the active list: put it back first. */
+    TCP_REG_ACTIVE(pcb);
+    stk__tcp_detach(s);
+    drop_silently(pcb);
+    mute--;
+    s->st = STK_TCP_CLOSED;
+    s->shut_rd = s->shut_wr = true;
+    s->err = 0;
+    stk__changed(s, true);
+}
+
+bool
+stk_sock_service(const struct stk_sock *s, int *proto, uint16_t *port,
+                 uint32_t *lid)
+{
+    if (s->type == SOCK_STREAM) {
+        if (s->st != STK_TCP_LISTEN)
+            return false;
+        *proto = IPPROTO_TCP;
+        *port = s->bind_port;
+        *lid = s->lid;
+        return true;
+    }
+    if (s->pcb.udp == NULL || s->pcb.udp->local_port == 0)
+        return false;
+    *proto = IPPROTO_UDP;
+    *port = s->pcb.udp->local_port;
+    *lid = 0;
+    return true;
+}
+
+void
+stk_input_lid(const void *frame, uint16_t len, uint32_t lid)
+{
+    stk__in_lid = lid;
+    stk_input(frame, len);
+    stk__in_lid = 0;
+}
