@@ -107,6 +107,10 @@ int rt__sleep_port(int timeout_ms);
 /* progress.c */
 int rt__progress_start(uint32_t period_usec);
 
+/* ifacelock.c: one accel process (and its fork children) per interface:
+ * 0, or -EBUSY (logged) when another process drives it. */
+int rt__iface_lock(const char *iface);
+
 /* share.c: several processes on the port (after the first fork) */
 extern bool rt__shared;
 /** Input the frames other processes dispatched to this one. */

@@ -213,6 +213,11 @@ do_start(void)
                "accel-a, see `accel-lab up`) or ACCEL_VDEV=<dpdk vdev>");
         return -EINVAL;
     }
+    if (rt_cfg.vdev[0] == '\0') {
+        rc = rt__iface_lock(rt_cfg.iface);
+        if (rc != 0)
+            return rc;
+    }
     rc = rt__eal_init(&rt_cfg);
     if (rc != 0)
         return rc;
