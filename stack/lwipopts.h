@@ -131,7 +131,9 @@
 #define TCP_DEFAULT_LISTEN_BACKLOG 0xff /* 8-bit in lwIP */
 #define SO_REUSE 1                      /* SO_REUSEADDR/SO_REUSEPORT binds */
 #define SO_REUSE_RXTOALL 0
-#define LWIP_TCP_PCB_NUM_EXT_ARGS 1 /* destroy callback: pcb freed -> sock */
+/* 0: destroy callback (pcb freed -> sock); 1: the listener id a SYN was
+ * dispatched to (several processes, sock_tcp_listen.c) */
+#define LWIP_TCP_PCB_NUM_EXT_ARGS 2
 #define TCP_LOCAL_PORT_RANGE_START 32768 /* Linux ip_local_port_range */
 #define TCP_LOCAL_PORT_RANGE_END 60999
 #define TCP_ENSURE_LOCAL_PORT_RANGE(port)                                      \

@@ -105,20 +105,41 @@ new_lid(void)
     return v != 0 ? v : 1;
 }
 
+/* Several processes (runtime/share.c): the runtime dispatches a SYN to a
+ * listener of one process (stk_input_lid); the connection is queued when
+ * the handshake ends, so the new pcb keeps that listener id meanwhile in
+ * an ext arg, set when lwIP makes it from the listening pcb. */
+static u8_t lid_ext_id = 0xff;
+
+static err_t
+remember_lid(u8_t id, struct tcp_pcb_listen *lpcb, struct tcp_pcb *cpcb)
+{
+    (void)lpcb;
+    tcp_ext_arg_set(cpcb, id, (void *)(uintptr_t)stk__in_lid);
+    return ERR_OK;
+}
+
+static const struct tcp_ext_arg_callbacks lid_cbs = {
+    .destroy = NULL,
+    .passive_open = remember_lid,
+};
+
 /* The member that takes the connection: the one the runtime dispatched
- * the SYN to (several processes, stk_input_lid) if it has room, else the
- * hashed one, or the next one with room; NULL when every queue is full. */
+ * the SYN to if it has room, else the hashed one, or the next one with
+ * room; NULL when every queue is full. */
 static struct stk_sock *
-group_pick(struct stk_lgroup *g, const struct tcp_pcb *newpcb)
+group_pick(struct stk_lgroup *g, struct tcp_pcb *newpcb)
 {
     struct stk_sock *m = g->head;
-    uint32_t i, start;
+    uint32_t i, start, lid = 0;
 
     if (g->n == 0)
         return NULL;
-    if (stk__in_lid != 0) {
+    if (lid_ext_id != 0xff)
+        lid = (uint32_t)(uintptr_t)tcp_ext_arg_get(newpcb, lid_ext_id);
+    if (lid != 0) {
         for (struct stk_sock *x = g->head; x != NULL; x = x->lg_next)
-            if (x->lid == stk__in_lid && !queue_full(x))
+            if (x->lid == lid && !queue_full(x))
                 return x;
     }
     start = g->n > 1 ? tuple_hash(newpcb) % g->n : 0;
@@ -247,6 +268,9 @@ group_create(struct stk_sock *s, struct stk_lgroup **out)
     g->lpcb = lpcb;
     tcp_arg(lpcb, g);
     tcp_accept(lpcb, cb_accept);
+    if (lid_ext_id == 0xff)
+        lid_ext_id = tcp_ext_arg_alloc_id(); /* once per process */
+    tcp_ext_arg_set_callbacks(lpcb, lid_ext_id, &lid_cbs);
     group_count++;
     *out = g;
     return 0;
@@ -331,10 +355,14 @@ stk__tcp_unlisten(struct stk_sock *s)
     struct stk_lgroup *g = s->lgrp;
     struct stk_sock *c, **pp;
 
-    /* Linux resets the connections nobody accepted. */
+    /* Linux resets the connections nobody accepted. Copies a fork froze
+     * (stack/fork.c) are another process's to accept: dropped silently. */
     while ((c = s->accq_head) != NULL) {
         s->accq_head = c->acc_next;
-        stk__tcp_abort(c);
+        if (c->frozen)
+            stk_sock_drop_frozen(c);
+        else
+            stk__tcp_abort(c);
         stk__sock_free(c);
     }
     s->accq_tail = NULL;
