@@ -383,6 +383,7 @@ pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
     if (evs == NULL)
         return -EFAULT;
     ep->epfd = epfd;
+    pl_loop_turn();
     for (;;) {
         n = collect(ep, epfd, evs, max);
         if (n != 0)

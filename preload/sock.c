@@ -86,6 +86,15 @@ pl_sock_live(struct pl_sock *s)
 }
 
 void
+pl_loop_turn(void)
+{
+    if (!rt_started())
+        return;
+    rt_tx_defer = rt_cfg.tx_defer;
+    rt_flush();
+}
+
+void
 pl_sock_serve(struct pl_sock *s, int how)
 {
     unsigned int mark =

@@ -84,6 +84,11 @@ pl_sock_state(const struct pl_sock *s)
  *  is dead here: EBADF, as for a fork child on the kernel). */
 bool pl_sock_live(struct pl_sock *s);
 
+/** An event loop's wait (epoll/poll/select) begins: from now on this
+ *  thread's sends are batched per loop turn (ACCEL_TX_DEFER), and what
+ *  the last turn queued goes out now. */
+void pl_loop_turn(void);
+
 /** Tell the runtime this process serves (RT_SERVE_ON) or stops serving
  *  (RT_SERVE_OFF) the listener or UDP socket s, or that it exists
  *  (RT_SERVE_DECLARE), so that new connections are spread over the

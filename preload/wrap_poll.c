@@ -118,6 +118,7 @@ mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask)
     rc = split_init(&sp, fds, n);
     if (rc < 0)
         goto out;
+    pl_loop_turn();
     for (;;) {
         count = 0;
         if (rt_started()) {

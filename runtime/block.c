@@ -439,6 +439,7 @@ rt_block(struct pollfd *extra, int nextra, int timeout_ms, const void *sigmask)
         rc = r < 0 ? -errno : (int)r;
         goto out;
     }
+    rt_flush(); /* what this thread deferred goes out before it waits */
     spin_usec = spin_budget_usec(now);
     if (spin_usec > 0 && timeout_ms != 0) {
         uint64_t spin_end = now + (uint64_t)spin_usec * 1000u;

@@ -27,6 +27,25 @@ static _Atomic uint64_t timer_deadline_ns;
 _Atomic uint64_t rt__last_app_poll_ns;
 _Atomic uint64_t rt__last_rx_ns;
 _Atomic uint64_t rt__rx_gap_ns = UINT64_MAX;
+__thread bool rt_tx_defer;
+
+/* Whether this poll sends what is queued (see rt_tx_defer). */
+bool
+rt__tx_due(void)
+{
+    return rt__port.ntx > 0 &&
+           (!rt_tx_defer || rt__port.ntx * 2 >= rt__port.burst);
+}
+
+void
+rt_flush(void)
+{
+    if (rt__port.ntx == 0 || !rt__port.up)
+        return;
+    rt_lock();
+    rt__tx_flush();
+    rt_unlock();
+}
 
 void
 rt_lock(void)
@@ -131,7 +150,8 @@ rt_poll(void)
     if (!rt__is_progress)
         atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
     run_timers(now);
-    rt__tx_flush();
+    if (rt__tx_due())
+        rt__tx_flush();
     return n;
 }
 

@@ -57,6 +57,16 @@ int rt_block(struct pollfd *extra_fds, int nextra, int timeout_ms,
 /** Wake every thread sleeping in rt_block(). Cheap when nobody sleeps. */
 void rt_wakeup(void);
 
+/**
+ * Frames the stack queues go out at the end of every rt_poll(), unless the
+ * calling thread sets rt_tx_defer (preload does, for threads that wait in
+ * epoll/poll/select, when ACCEL_TX_DEFER=1): then they wait for
+ * rt_flush(), rt_block(), a poll by another thread, or half a burst.
+ */
+extern __thread bool rt_tx_defer;
+/** Send the queued frames now (takes the stack lock if there are any). */
+void rt_flush(void);
+
 /** Milliseconds until the next lwIP timer is due (>= 0). */
 int rt_next_timer_ms(void);
 

@@ -145,6 +145,8 @@ void rt__progress_ensure(void);
 void rt__progress_atfork_child(void);
 
 /* loop.c */
+/** This poll should send the queued frames (rt_tx_defer). */
+bool rt__tx_due(void);
 void rt__loop_reset(void);
 bool rt__trylock(void);
 void rt__loop_atfork_child(void);

@@ -806,7 +806,9 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
                                                        memory_order_relaxed) >
                                 100000)
         atomic_store_explicit(&sh->last_app_poll_ns, now, memory_order_relaxed);
-    if (rt__port.ntx > 0 || nops > 0)
+    bool flush = rt__tx_due();
+
+    if (flush || nops > 0)
         port_lock();
     else if (!port_trylock())
         return 0;
@@ -827,7 +829,8 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         }
     }
     ops_apply();
-    rt__tx_flush_locked();
+    if (flush || rt__tx_due())
+        rt__tx_flush_locked();
     port_unlock();
     if (wake_mask != 0)
         wake_slots();
