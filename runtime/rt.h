@@ -108,6 +108,11 @@ int rt_flow_release(const struct stk_flow *f);
 /** Input the segments held for f while it was frozen. */
 void rt_flow_replay(const struct stk_flow *f);
 
+/** The process is leaving without atexit handlers (_exit): close its
+ *  connections (FIN or RST as close(2)), wait boundedly for their queued
+ *  data to be acknowledged, leave the shared port. Idempotent. */
+void rt_exit_drain(void);
+
 /** Print the counters to stderr if ACCEL_STATS=1 (registered atexit). */
 void rt_stats_dump(void);
 

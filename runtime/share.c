@@ -932,23 +932,26 @@ void
 rt_flow_replay(const struct stk_flow *f)
 {
     struct rte_mbuf *got[64];
-    int n = 0;
+    int n, from = 0;
 
     if (!rt__shared)
         return;
-    port_lock();
-    for (int i = 0; i < SH_HELD && n < 64; i++) {
-        struct sh_held *h = &sh->held[i];
-        if (h->m != NULL && memcmp(&h->f, f, sizeof(*f)) == 0) {
-            got[n++] = h->m;
-            h->m = NULL;
+    do { /* TCP puts them back in order */
+        n = 0;
+        port_lock();
+        for (; from < SH_HELD && n < 64; from++) {
+            struct sh_held *h = &sh->held[from];
+            if (h->m != NULL && memcmp(&h->f, f, sizeof(*f)) == 0) {
+                got[n++] = h->m;
+                h->m = NULL;
+            }
         }
-    }
-    port_unlock();
-    for (int i = 0; i < n; i++) {
-        stk_input(rte_pktmbuf_mtod(got[i], const void *), got[i]->data_len);
-        rte_pktmbuf_free(got[i]);
-    }
+        port_unlock();
+        for (int i = 0; i < n; i++) {
+            stk_input(rte_pktmbuf_mtod(got[i], const void *), got[i]->data_len);
+            rte_pktmbuf_free(got[i]);
+        }
+    } while (from < SH_HELD);
 }
 
 /* ---- fork -------------------------------------------------------------------
@@ -1074,6 +1077,17 @@ rt__share_prepare(void)
         return false;
     }
     port_lock();
+    /* Frames already handed to this process belong to the state the
+     * child copies: input them now, or they would reach a stack that has
+     * since frozen or dropped their connection. */
+    {
+        struct rte_mbuf *m;
+        while ((m = ring_get(&sh->slot[me].rx)) != NULL) {
+            stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
+                          m->hash.usr);
+            rt__mbuf_recycle(m);
+        }
+    }
     ops_apply();
     rt__tx_flush_locked();
     for (int i = 0; i < SH_SLOTS; i++) {

@@ -163,12 +163,36 @@ start_port(uint32_t *csum, uint8_t mac[6])
  * this process's share is released (runtime/share.c). Only if the stack
  * lock can be had: exit() called from a thread inside the library must
  * not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
+/* Linux keeps sending what a process wrote after it exits; our stack
+ * leaves with the process, so the exit waits (up to EXIT_LINGER_NS) until
+ * the peers acknowledged the data and the FINs, polling the port. Stack
+ * lock held. */
+#define EXIT_LINGER_NS 3000000000ull
+
+static void
+linger_at_exit(void)
+{
+    uint64_t end = rt_now_ns() + EXIT_LINGER_NS;
+    struct timespec ts = {0, 200000};
+
+    rt_tx_defer = false;
+    while (stk_pending_output() > 0 && rt_now_ns() < end) {
+        rt_poll();
+        rt_unlock();
+        nanosleep(&ts, NULL);
+        rt_lock();
+    }
+}
+
+static pid_t stack_pid; /* the process whose stack this is */
+
 static void
 port_close_at_exit(void)
 {
     struct timespec ts = {0, 1000000};
 
-    if (!rt_started() || !rt__port.up)
+    /* A vfork child shares our memory but is not us: hands off. */
+    if (!rt_started() || !rt__port.up || getpid() != stack_pid)
         return;
     for (int i = 0; i < 100; i++) {
         if (rt__trylock()) {
@@ -177,6 +201,7 @@ port_close_at_exit(void)
              * exit (stack/exit.c). */
             stk_close_all_at_exit();
             rt__tx_flush();
+            linger_at_exit();
             if (rt__share_exit()) {
                 rt__port_close(port_id);
                 rte_eth_dev_close(port_id);
@@ -258,6 +283,7 @@ do_start(void)
                                                   : "none (1 ms sleeps)");
     rt_stats_set_datapath(rt__port.desc);
     rt_stats_set_port_dump(rt__port_stats_dump);
+    stack_pid = getpid();
     atexit(port_close_at_exit);
     return 0;
 }
@@ -290,6 +316,12 @@ rt_start(void)
     pthread_mutex_unlock(&start_mu);
     errno = saved_errno;
     return rc == 0 ? 0 : start_state;
+}
+
+void
+rt_exit_drain(void)
+{
+    port_close_at_exit();
 }
 
 /* fork, in the parent before it (the stack lock is held across the fork,
@@ -334,6 +366,7 @@ rt_atfork_child(void)
         /* The parent's port, shared: this child polls it too. */
         rt__port_atfork_child();
         rt__share_child();
+        stack_pid = getpid();
         stk_fork_freeze(true);
         rt_stats_set_datapath(rt__port.desc);
         return;

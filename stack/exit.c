@@ -36,3 +36,18 @@ stk_close_all_at_exit(void)
     }
     return n;
 }
+
+int
+stk_pending_output(void)
+{
+    struct tcp_pcb *pcb;
+    int n = 0;
+
+    for (pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+        if (pcb->unsent != NULL || pcb->unacked != NULL ||
+            pcb->state == FIN_WAIT_1 || pcb->state == CLOSING ||
+            pcb->state == LAST_ACK)
+            n++;
+    }
+    return n;
+}

@@ -73,6 +73,11 @@ uint32_t stk_local_ip(void);
  *  many. The caller flushes the frames out. Sockets stay valid objects. */
 int stk_close_all_at_exit(void);
 
+/** Connections with data or a FIN not yet acknowledged by the peer: the
+ *  process lingers at exit while there are any (Linux sends them after
+ *  the process is gone). */
+int stk_pending_output(void);
+
 /* ---- sockets ------------------------------------------------------------ */
 
 struct stk_sock;

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Scenario (fork model d): exec. fork_exec (tests/integration/fork/fork_exec.c)
+# runs in the accelerated netns with a connection of its own to a kernel
+# echo peer, then runs itself again through fork + execv, and through
+# system(). The exec'd program checks that the fds without O_CLOEXEC (a
+# pipe, a file) still work, that the close-on-exec ones (pipe, file,
+# F_SETFD, the parent's SOCK_CLOEXEC connection) are closed (EBADF), and
+# that it can open a TCP connection of its own from 10.200.0.2 (which in
+# the accelerated netns only the stack can do: its veth has no kernel IP)
+# and echo 256 KB. The parent then echoes 1 MB on its own connection.
+# Checks: every step ok in both; the peer saw both connections come from
+# 10.200.0.2 and end with EOF.
+. "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
+. "$(dirname "$(readlink -f "$0")")/fork/lib.sh"
+
+fork_lab_up
+
+bg_start echo K "$PY" "$FORK_PEER" echo-server "$KIP" 7300 "$T/peer.log"
+wait_line "$T/echo.out" '^listening' || fail "kernel echo peer did not start"
+: >"$T/peer.log"
+n=0
+for mode in fork system; do
+    mkdir -p "$T/exec-$mode"
+    out="$T/exec-$mode.out"
+    SX "$FORK_BIN/fork_exec" "$KIP" 7300 "$AIP" "$T/exec-$mode" "$mode" >"$out" 2>"$T/exec-$mode.err"
+    rc=$?
+    check_rc "$mode: fork_exec exit status" "$rc" "$out"
+    check "$mode: exec'd program: close-on-exec fds closed" grep -q "^ok: exec'd: 5 close-on-exec fds are closed" "$out"
+    check "$mode: exec'd program: inherited file usable" grep -q "^ok: exec'd: inherited file read and written" "$out"
+    check "$mode: exec'd program: own connection from $AIP" grep -q "^ok: exec'd: connected from $AIP" "$out"
+    check "$mode: parent connection works after the exec'd program" grep -qx "ALL OK" "$out"
+    n=$((n + 2))
+    slowwait 20 eval "(( \$(wc -l <'$T/peer.log') >= $n ))"
+    check_eq "$mode: the peer saw two connections from $AIP ending with EOF" \
+        "$(tail -2 "$T/peer.log" | awk '{print $2, $3}' | sort -u)" "from=$AIP result=eof"
+done
+finish

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Scenario (fork model b): accept-then-fork, the inetd model. fork_inetd
+# (tests/integration/fork/fork_inetd.c) runs in the accelerated netns: the
+# parent accepts, forks, and closes its copy of the connection right after
+# the fork; the child echoes the connection to EOF and exits 0. A kernel
+# client in the peer netns sends payloads of 1 KB to 4 MB, first one
+# connection at a time, then 8 at a time, and checks each echo's sha256 and
+# the EOF after it. Then the same with socat under accel-run
+# (TCP-LISTEN,fork with EXEC:cat and with SYSTEM:cat: socat's child pumps
+# the data). Checks: every echo intact; every fork_inetd child exited 0;
+# the servers are still alive at the end.
+. "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
+. "$(dirname "$(readlink -f "$0")")/fork/lib.sh"
+
+fork_lab_up
+
+log "check: fork_inetd, sequential then concurrent"
+sx_bg inetd "$FORK_BIN/fork_inetd" "$AIP" 7101
+wait_line "$T/inetd.out" '^listening' || fail "fork_inetd did not start"
+peer bulk "$AIP" 7101 30 1 1000,65536,4000000 >"$T/inetd-seq.out" 2>&1
+check_rc "fork_inetd: 30 sequential connections echoed (sha256)" "$?" "$T/inetd-seq.out"
+peer bulk "$AIP" 7101 64 8 100,300000,2000000 >"$T/inetd-conc.out" 2>&1
+check_rc "fork_inetd: 64 connections, 8 at a time, echoed (sha256)" "$?" "$T/inetd-conc.out"
+check "fork_inetd: parent still alive" alive "$(bg_pid inetd)"
+bg_stop inetd
+check_eq "fork_inetd: parent exit status (0: every child exited 0)" "$?" 0
+check_eq "fork_inetd: accept/fork summary" "$(grep '^accepted=' "$T/inetd.out")" "accepted=94 ok=94 bad=0"
+
+# socat_variant NAME PORT ADDRESS
+socat_variant() {
+    local name=$1 port=$2 addr=$3
+    log "check: socat TCP-LISTEN,fork $addr"
+    sx_bg "$name" socat "TCP-LISTEN:$port,bind=$AIP,fork,reuseaddr" "$addr"
+    wait_tcp K "$AIP" "$port" || {
+        check_fail "$name: socat did not start"
+        return
+    }
+    peer bulk "$AIP" "$port" 6 1 4000000,100000 >"$T/$name-seq.out" 2>&1
+    check_rc "$name: 6 sequential connections echoed (sha256)" "$?" "$T/$name-seq.out"
+    peer bulk "$AIP" "$port" 16 4 1000000 >"$T/$name-conc.out" 2>&1
+    check_rc "$name: 16 connections, 4 at a time, echoed (sha256)" "$?" "$T/$name-conc.out"
+    check "$name: socat parent still alive" alive "$(bg_pid "$name")"
+    bg_stop "$name"
+}
+socat_variant socat-exec 7102 EXEC:cat
+socat_variant socat-system 7103 SYSTEM:cat
+finish
