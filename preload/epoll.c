@@ -20,6 +20,7 @@
  * by the stack's notify callback is the planned optimisation.
  */
 #include "epoll.h"
+#include "stk.h"
 
 #include <limits.h>
 #include <poll.h>
@@ -369,6 +370,25 @@ collect(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max)
     return n;
 }
 
+static void
+mark_listeners(struct pl_epoll *ep, bool on)
+{
+    struct pl_ep_item *it;
+
+    pthread_mutex_lock(&ep_mu);
+    it = ep->head;
+    if (it != NULL) {
+        do {
+            if (!it->disabled && (it->events & EPOLLIN) &&
+                pl_sock_state(it->s) == PL_SOCK_ACCEL &&
+                it->s->type == SOCK_STREAM && stk_sock_is_listening(it->s->stk))
+                pl_sock_accept_wait(it->s, on, false);
+            it = it->next;
+        } while (it != ep->head);
+    }
+    pthread_mutex_unlock(&ep_mu);
+}
+
 int
 pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
            int64_t timeout_ns, const sigset_t *mask)
@@ -394,7 +414,10 @@ pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
         pfd[0] = (struct pollfd){.fd = epfd, .events = POLLIN};
         pfd[1] = (struct pollfd){.fd = ep->shadow, .events = POLLIN};
         if (rt_started()) {
+            /* Listeners in the set: this process waits for connections. */
+            mark_listeners(ep, true);
             rc = rt_block(pfd, 2, ms, mask);
+            mark_listeners(ep, false);
         } else {
             ts.tv_sec = ms / 1000;
             ts.tv_nsec = (long)(ms % 1000) * 1000000;

@@ -86,6 +86,37 @@ pl_sock_live(struct pl_sock *s)
 }
 
 void
+pl_sock_accept_wait(struct pl_sock *s, bool on, bool accept)
+{
+    int proto;
+    uint16_t port;
+    uint32_t lid;
+
+    if (!rt_started() || pl_sock_state(s) != PL_SOCK_ACCEL ||
+        s->type != SOCK_STREAM || !stk_sock_is_listening(s->stk))
+        return;
+    rt_lock();
+    if (stk_sock_service(s->stk, &proto, &port, &lid))
+        rt_serve_wait(proto, port, lid, on, accept);
+    rt_unlock();
+}
+
+void
+pl_sock_accepted(struct pl_sock *s)
+{
+    int proto;
+    uint16_t port;
+    uint32_t lid;
+
+    if (!rt_started() || pl_sock_state(s) != PL_SOCK_ACCEL)
+        return;
+    rt_lock();
+    if (stk_sock_service(s->stk, &proto, &port, &lid))
+        rt_serve_accepted(proto, port, lid);
+    rt_unlock();
+}
+
+void
 pl_loop_turn(void)
 {
     if (!rt_started())
@@ -108,6 +139,8 @@ pl_sock_serve(struct pl_sock *s, int how)
         return;
     if (how == RT_SERVE_ON && atomic_load(&s->served) == mark)
         return;
+    if (how == RT_SERVE_CLOSE && s->type != SOCK_STREAM)
+        how = RT_SERVE_OFF; /* UDP: no copies are counted */
     rt_lock();
     if (stk_sock_service(s->stk, &proto, &port, &lid))
         rt_serve(proto, port, lid, how);
@@ -169,7 +202,7 @@ sock_destroy(struct pl_fd *f)
     /* In a fork child on the kernel, the stack socket belongs to the
      * parent's stack: the child only forgets it. */
     if (pl_sock_state(s) == PL_SOCK_ACCEL && rt_started()) {
-        pl_sock_serve(s, RT_SERVE_OFF);
+        pl_sock_serve(s, RT_SERVE_CLOSE);
         rt_lock();
         /* A connection copied by fork and never used here: the last copy
          * is closed for real, the others are dropped silently. */

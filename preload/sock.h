@@ -84,6 +84,13 @@ pl_sock_state(const struct pl_sock *s)
  *  is dead here: EBADF, as for a fork child on the kernel). */
 bool pl_sock_live(struct pl_sock *s);
 
+/** A blocking accept (accept true) or poll/epoll wait on the listener s
+ *  starts/ends: the runtime hands new connections to waiting processes
+ *  first. */
+void pl_sock_accept_wait(struct pl_sock *s, bool on, bool accept);
+/** accept() on the listener s returned a connection. */
+void pl_sock_accepted(struct pl_sock *s);
+
 /** An event loop's wait (epoll/poll/select) begins: from now on this
  *  thread's sends are batched per loop turn (ACCEL_TX_DEFER), and what
  *  the last turn queued goes out now. */

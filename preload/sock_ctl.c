@@ -247,8 +247,10 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
     pl_sock_serve(s, RT_SERVE_ON);
     for (;;) {
         rc = (int)pl_sock_run(s, accept_op, &x);
-        if (rc == 0)
+        if (rc == 0) {
+            pl_sock_accepted(s);
             return install_accepted(x.ns, flags);
+        }
         if (rc != -EAGAIN)
             return rc;
         if (atomic_load(&s->klisten)) {
@@ -258,7 +260,9 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         }
         if (atomic_load(&s->nonblock))
             return -EAGAIN;
+        pl_sock_accept_wait(s, true, true);
         rc = pl_sock_wait(s, fd, EPOLLIN, deadline);
+        pl_sock_accept_wait(s, false, true);
         if (rc == -EINTR && pl_sock_restart(s, false))
             continue;
         if (rc < 0)

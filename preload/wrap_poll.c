@@ -165,7 +165,14 @@ mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask)
             rc = 0;
             goto out;
         }
+        /* Listeners polled for input: this thread waits for connections. */
+        for (nfds_t i = 0; i < n; i++)
+            if (sp.kind[i] == SLOT_ACCEL && (fds[i].events & POLLIN))
+                pl_sock_accept_wait(sp.socks[i], true, false);
         rc = block(sp.k, sp.nk + sp.nside, ms, mask);
+        for (nfds_t i = 0; i < n; i++)
+            if (sp.kind[i] == SLOT_ACCEL && (fds[i].events & POLLIN))
+                pl_sock_accept_wait(sp.socks[i], false, false);
         if (rc == -EINTR)
             goto out;
     }

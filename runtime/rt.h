@@ -94,8 +94,18 @@ void rt_atfork_child(void);
  *  (OFF), or declare one it does not serve yet (DECLARE): once several
  *  processes share the port, SYNs for a declared port go only to the
  *  processes that serve it. Cheap when repeated. Stack lock held. */
-enum { RT_SERVE_OFF = 0, RT_SERVE_ON, RT_SERVE_DECLARE };
+/*  CLOSE: the process closed its listening socket (one copy fewer; when
+ *  no process holds one any more, SYNs are refused again). */
+enum { RT_SERVE_OFF = 0, RT_SERVE_ON, RT_SERVE_DECLARE, RT_SERVE_CLOSE };
 void rt_serve(int proto, uint16_t port, uint32_t lid, int how);
+/** A thread of this process starts (on) or stops (off) a blocking wait
+ *  for connections on the listener (accept: in accept() itself, else in
+ *  poll/epoll): new connections go to waiting servers first, and for
+ *  servers that block in accept() they wait for one. Stack lock held. */
+void rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on,
+                   bool accept);
+/** accept() returned a connection from that listener. */
+void rt_serve_accepted(int proto, uint16_t port, uint32_t lid);
 
 struct stk_flow;
 /** Claim a connection copied by fork: 1 (this process has it now; thaw

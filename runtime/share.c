@@ -85,6 +85,9 @@
 #define SH_HELD 1024
 #define SWEEP_NS 100000000ull
 #define RESERVE_TIMEOUT_NS 10000000000ull
+/* A pending SYN handed to a blocking server counts as being set up for
+ * this long at most (a handshake that never completes frees it). */
+#define INFLIGHT_NS 1000000000ull
 
 enum { SLOT_FREE = 0, SLOT_RESERVED, SLOT_LIVE };
 
@@ -109,17 +112,25 @@ struct sh_slot {
 struct sh_flow {
     uint32_t lip, rip;
     uint16_t lport, rport;
-    uint8_t used, frozen, owner, pad;
-    uint64_t holders; /* frozen: slots holding a copy */
+    uint8_t used, frozen, owner, tw; /* tw: in the owner's TIME-WAIT */
+    uint64_t holders;                /* frozen: slots holding a copy */
 };
+
+#define SH_PENDING 64
 
 struct sh_svc {
     uint8_t used, proto;
     uint16_t port;
     uint16_t n;
+    bool blocking; /* its servers block in accept: SYNs wait for one */
+    uint8_t copies[SH_SLOTS]; /* listening sockets each process holds */
+    uint16_t npend;
+    struct rte_mbuf *pend[SH_PENDING]; /* SYNs no waiting server took */
     struct {
         uint8_t slot;
+        uint16_t waiting; /* threads blocked accepting/polling on it */
         uint32_t lid;
+        uint64_t inflight_ns; /* a pending SYN was handed to it then */
     } v[SH_SRV];
 };
 
@@ -150,7 +161,7 @@ static bool share_failed; /* no hugepages or no region: children on kernel */
 /* Flow reports waiting for the port lock (stack lock held). */
 struct flow_op {
     struct stk_flow f;
-    bool add;
+    bool add, tw;
 };
 static struct flow_op *ops;
 static uint32_t nops, capops;
@@ -365,6 +376,7 @@ ops_apply(void)
                 e->owner = (uint8_t)me;
                 e->frozen = 0;
                 e->holders = 0;
+                e->tw = ops[k].tw;
             }
         } else {
             e = flow_find(&ops[k].f);
@@ -376,7 +388,7 @@ ops_apply(void)
 }
 
 static void
-flow_note(const struct stk_flow *f, bool add)
+flow_note(const struct stk_flow *f, bool add, bool tw)
 {
     if (nops == capops) {
         uint32_t cap = capops ? capops * 2 : 256;
@@ -395,12 +407,43 @@ flow_note(const struct stk_flow *f, bool add)
     }
     ops[nops].f = *f;
     ops[nops].add = add;
+    ops[nops].tw = tw;
     nops++;
     if (port_held)
         ops_apply();
 }
 
-static const struct stk_flow_ops flow_ops = {.note = flow_note};
+/* An active open's 4-tuple, reserved across the processes before its
+ * port is taken (stack/fork.c); the add report that follows confirms it. */
+static bool
+flow_reserve(const struct stk_flow *f, bool take)
+{
+    bool locked = !port_held, ok = true;
+    struct sh_flow *e;
+
+    if (locked)
+        port_lock();
+    ops_apply();
+    e = flow_find(f);
+    if (take) {
+        /* Any entry (another process's connection, or a TIME-WAIT
+         * anywhere) makes the 4-tuple unavailable. */
+        if (e != NULL || (e = flow_insert(f)) == NULL) {
+            ok = false;
+        } else {
+            e->owner = (uint8_t)me;
+            e->tw = 0;
+        }
+    } else if (e != NULL && !e->frozen && e->owner == me) {
+        flow_erase(e);
+    }
+    if (locked)
+        port_unlock();
+    return ok;
+}
+
+static const struct stk_flow_ops flow_ops = {.note = flow_note,
+                                             .reserve = flow_reserve};
 
 /* ---- services (port lock held) ------------------------------------------- */
 
@@ -425,6 +468,36 @@ svc_find(int proto, uint16_t port, bool create)
     return free_svc;
 }
 
+/* The last listening socket on the port is gone, in every process: the
+ * entry goes, and SYNs are answered by the dispatcher's stack (RST). */
+static void
+svc_drop_if_unheld(struct sh_svc *v)
+{
+    for (int i = 0; i < SH_SLOTS; i++)
+        if (v->copies[i] != 0)
+            return;
+    for (int i = 0; i < v->npend; i++)
+        rte_pktmbuf_free(v->pend[i]);
+    v->npend = 0;
+    v->n = 0;
+    v->used = 0;
+}
+
+static void
+svc_copies(int proto, uint16_t port, int delta)
+{
+    struct sh_svc *v = svc_find(proto, port, delta > 0);
+
+    if (v == NULL)
+        return;
+    if (delta > 0 && v->copies[me] < 255)
+        v->copies[me]++;
+    else if (delta < 0 && v->copies[me] > 0)
+        v->copies[me]--;
+    if (delta < 0)
+        svc_drop_if_unheld(v);
+}
+
 static void
 svc_set(const struct local_svc *l, bool on)
 {
@@ -442,27 +515,99 @@ svc_set(const struct local_svc *l, bool on)
     if (on && v->n < SH_SRV) {
         v->v[v->n].slot = (uint8_t)me;
         v->v[v->n].lid = l->lid;
+        v->v[v->n].waiting = 0;
         v->n++;
     }
+}
+
+void
+rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
+{
+    struct sh_svc *v;
+
+    if (!rt__shared)
+        return;
+    port_lock();
+    v = svc_find(proto, port, false);
+    for (int i = 0; v != NULL && i < v->n; i++) {
+        if (v->v[i].slot != me || v->v[i].lid != lid)
+            continue;
+        /* Servers that block in accept() take connections one at a time:
+         * SYNs then wait for one (pend_syn). Event loops (poll, epoll)
+         * only get preference while they wait: under load they may never
+         * block, and a SYN must not wait for that. */
+        if (accept)
+            v->blocking = true;
+        if (!on) {
+            if (v->v[i].waiting > 0)
+                v->v[i].waiting--;
+            break;
+        }
+        /* A connection waits for a server: take the oldest, unless the
+         * last one taken is still being set up (one at a time, as each
+         * accept takes one from a shared queue). */
+        if (rt_now_ns() - v->v[i].inflight_ns <= INFLIGHT_NS)
+            break; /* its connection is being set up: not free yet */
+        if (v->npend > 0) {
+            struct rte_mbuf *m = v->pend[0];
+            memmove(v->pend, v->pend + 1, --v->npend * sizeof(v->pend[0]));
+            v->v[i].inflight_ns = rt_now_ns();
+            m->hash.usr = lid;
+            if (!ring_put(&sh->slot[me].rx, m))
+                rte_pktmbuf_free(m);
+            break;
+        }
+        v->v[i].waiting++;
+        break;
+    }
+    port_unlock();
+}
+
+void
+rt_serve_accepted(int proto, uint16_t port, uint32_t lid)
+{
+    struct sh_svc *v;
+
+    if (!rt__shared)
+        return;
+    port_lock();
+    v = svc_find(proto, port, false);
+    for (int i = 0; v != NULL && i < v->n; i++)
+        if (v->v[i].slot == me && v->v[i].lid == lid)
+            v->v[i].inflight_ns = 0;
+    port_unlock();
 }
 
 void
 rt_serve(int proto, uint16_t port, uint32_t lid, int how)
 {
     struct local_svc *l = NULL;
+    bool shared = sh != NULL && me >= 0;
 
     for (int i = 0; i < nlsv; i++)
         if (lsv[i].proto == proto && lsv[i].port == port && lsv[i].lid == lid)
             l = &lsv[i];
+    if (how == RT_SERVE_CLOSE) {
+        if (shared) {
+            port_lock();
+            if (l != NULL)
+                svc_set(l, false);
+            svc_copies(proto, port, -1);
+            port_unlock();
+        }
+        if (l != NULL)
+            *l = lsv[--nlsv];
+        return;
+    }
     if (how == RT_SERVE_OFF) {
         if (l == NULL)
             return;
-        if (sh != NULL && me >= 0) {
+        l->serving = false;
+        if (shared) {
             port_lock();
             svc_set(l, false);
             port_unlock();
         }
-        *l = lsv[--nlsv];
         return;
     }
     if (l == NULL) {
@@ -474,9 +619,12 @@ rt_serve(int proto, uint16_t port, uint32_t lid, int how)
         return;
     }
     l->serving = how == RT_SERVE_ON;
-    if (sh != NULL && me >= 0) {
+    if (shared) {
         port_lock();
-        svc_set(l, l->serving);
+        if (how == RT_SERVE_DECLARE)
+            svc_copies(proto, port, +1);
+        else
+            svc_set(l, true);
         port_unlock();
     }
 }
@@ -510,11 +658,17 @@ slot_cleanup(int i)
     }
     for (int k = 0; k < SH_SVCS; k++) {
         struct sh_svc *v = &sh->svc[k];
-        for (int j = 0; v->used && j < v->n;)
+        if (!v->used)
+            continue;
+        for (int j = 0; j < v->n;)
             if (v->v[j].slot == i)
                 v->v[j] = v->v[--v->n];
             else
                 j++;
+        if (v->copies[i] != 0) {
+            v->copies[i] = 0;
+            svc_drop_if_unheld(v);
+        }
     }
     atomic_store(&s->sleepers, 0);
     atomic_store(&s->active, false);
@@ -645,27 +799,71 @@ hold(const struct stk_flow *f, struct sh_flow *e, struct rte_mbuf *m)
     rte_pktmbuf_free(m);
 }
 
-static uint32_t
-tuple_pick(const struct stk_flow *f, uint32_t n)
-{
-    return flow_hash(f) % n;
-}
-
 /* A server of (proto, port) for this 4-tuple: -1 none known (no such
- * service), -2 known but nobody serves it now. */
+ * service), -2 known but nobody serves it now. A server with a thread
+ * blocked waiting on the listener comes first (one connection per wait,
+ * as a shared accept queue would hand them out: prefork servers whose
+ * children serve one connection at a time depend on it); otherwise the
+ * hash of the 4-tuple picks, as SO_REUSEPORT does. */
 static int
 pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
 {
     struct sh_svc *v = svc_find(proto, f->lport, false);
-    uint32_t k;
+    uint32_t k, nwait = 0, h;
 
     if (v == NULL)
         return -1;
     if (v->n == 0)
         return -2;
-    k = tuple_pick(f, v->n);
+    h = flow_hash(f);
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i].waiting > 0)
+            nwait++;
+    if (nwait > 0 && proto == IPPROTO_TCP) {
+        k = h % nwait;
+        for (int i = 0; i < v->n; i++) {
+            if (v->v[i].waiting == 0 || k-- != 0)
+                continue;
+            v->v[i].waiting--;
+            v->v[i].inflight_ns = rt_now_ns();
+            *lid = v->v[i].lid;
+            return v->v[i].slot;
+        }
+    }
+    if (v->blocking && proto == IPPROTO_TCP)
+        return -3; /* every server is busy: the SYN waits for one */
+    k = h % v->n;
     *lid = v->v[k].lid;
     return v->v[k].slot;
+}
+
+/* A SYN for a service whose servers block in accept, all busy: it waits
+ * (a retransmission replaces the copy already waiting) for the next
+ * server that waits (rt_serve_wait), as in a shared accept queue. */
+static void
+pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
+{
+    struct sh_svc *v = svc_find(IPPROTO_TCP, f->lport, false);
+
+    for (int i = 0; i < v->npend; i++) {
+        const uint8_t *o = rte_pktmbuf_mtod(v->pend[i], const uint8_t *);
+        const uint8_t *oip = o + 14, *ol4 = oip + (oip[0] & 0x0fu) * 4u;
+        uint32_t rip;
+
+        memcpy(&rip, oip + 12, 4);
+        if (rip == f->rip && (uint16_t)(ol4[0] << 8 | ol4[1]) == f->rport) {
+            rte_pktmbuf_free(v->pend[i]);
+            v->pend[i] = m;
+            return;
+        }
+    }
+    if (v->npend == SH_PENDING) {
+        RT_STAT_INC(share_drop_noserver);
+        rte_pktmbuf_free(m);
+        return;
+    }
+    v->pend[v->npend++] = m;
+    RT_STAT_INC(share_syn_pending);
 }
 
 static void
@@ -707,17 +905,29 @@ dispatch(struct rte_mbuf *m)
     if (ip[9] == 6) {
         struct sh_flow *e;
 
+        bool syn;
+
         if (len < 14 + ihl + 20)
             goto mine;
+        syn = (l4[13] & 0x12) == 0x02; /* SYN without ACK */
         e = flow_find(&f);
-        if (e != NULL) {
-            if (e->frozen) {
-                hold(&f, e, m);
+        if (e != NULL && e->frozen) {
+            hold(&f, e, m);
+            return;
+        }
+        if (e != NULL && !(syn && e->tw)) {
+            to = e->owner;
+        } else if (syn) {
+            /* A new connection (also one reusing a 4-tuple that is in
+             * TIME-WAIT somewhere: it goes to a process that serves the
+             * listener, whose report then takes the entry over). */
+            to = pick_server(IPPROTO_TCP, &f, &lid);
+            if (to == -1 && e != NULL)
+                to = e->owner; /* no listener: the TIME-WAIT's owner */
+            if (to == -3) {
+                pend_syn(&f, m);
                 return;
             }
-            to = e->owner;
-        } else if ((l4[13] & 0x12) == 0x02) { /* SYN without ACK */
-            to = pick_server(IPPROTO_TCP, &f, &lid);
             if (to == -2) {
                 RT_STAT_INC(share_drop_noserver);
                 rte_pktmbuf_free(m);
@@ -979,9 +1189,21 @@ region_create(void)
     long fd;
     void *p;
 
+    struct rte_eth_dev_info info;
+
     if (!rte_eal_has_hugepages()) {
         RT_INFO("share", "DPDK memory is not in hugepages (--no-huge): "
                          "children of this process will use the kernel");
+        return -ENOTSUP;
+    }
+    /* memif: the control channel lives in this process's EAL interrupt
+     * thread; when the peer reconnects it maps new regions here only, and
+     * a child's queues point at unmapped memory (ENVIRONMENT.md). */
+    if (rte_eth_dev_info_get(rt__port.port_id, &info) == 0 &&
+        info.driver_name != NULL && strstr(info.driver_name, "memif")) {
+        RT_WARN("share", "memif ports are not shared across fork (a peer "
+                         "reconnect would break the children's queues): "
+                         "children of this process use the kernel");
         return -ENOTSUP;
     }
     fd = syscall(SYS_memfd_create, "accel-share", MFD_CLOEXEC);
@@ -1021,8 +1243,10 @@ region_create(void)
     atomic_store(&sh->slot[0].active, true);
     port_lock();
     stk_each_flow(publish_flow, NULL);
-    for (int i = 0; i < nlsv; i++)
+    for (int i = 0; i < nlsv; i++) {
+        svc_copies(lsv[i].proto, lsv[i].port, +1);
         svc_set(&lsv[i], lsv[i].serving);
+    }
     port_unlock();
     stk_set_flow_ops(&flow_ops);
     rt__shared = true;
@@ -1121,6 +1345,10 @@ rt__share_prepare(void)
     }
     freeze_frozen_copies();
     stk_each_flow(freeze_flow, NULL);
+    /* The child holds copies of this process's listening sockets. */
+    for (int k = 0; k < SH_SVCS; k++)
+        if (sh->svc[k].used)
+            sh->svc[k].copies[child_slot] = sh->svc[k].copies[me];
     port_unlock();
     return true;
 }

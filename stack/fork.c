@@ -26,7 +26,10 @@
  *
  * All of it runs under the stack lock.
  */
+#include <errno.h>
 #include <netinet/in.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
@@ -55,7 +58,7 @@ flow_of(const struct tcp_pcb *pcb, struct stk_flow *f)
 }
 
 void
-stk__flow_note(const struct tcp_pcb *pcb, bool add)
+stk__flow_note(const struct tcp_pcb *pcb, bool add, bool tw)
 {
     struct stk_flow f;
 
@@ -63,7 +66,44 @@ stk__flow_note(const struct tcp_pcb *pcb, bool add)
         pcb->remote_port == 0)
         return;
     flow_of(pcb, &f);
-    flow_ops->note(&f, add);
+    flow_ops->note(&f, add, tw);
+}
+
+/* Each process walks the ephemeral range from its own random start (a
+ * fork child would otherwise follow its parent's sequence port for port)
+ * and takes a port only once the runtime reserved its 4-tuple. */
+int
+stk__flow_bind_ephemeral(struct tcp_pcb *pcb, uint32_t ip, uint16_t port)
+{
+    static uint16_t next;
+    static pid_t next_pid;
+    const uint32_t lo = TCP_LOCAL_PORT_RANGE_START,
+                   n = TCP_LOCAL_PORT_RANGE_END - TCP_LOCAL_PORT_RANGE_START +
+                       1;
+    struct stk_flow f;
+
+    if (flow_ops == NULL || flow_ops->reserve == NULL)
+        return 1;
+    if (next_pid != getpid()) {
+        uint32_t r = 0;
+        if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+            r = (uint32_t)getpid() * 2654435761u;
+        next = (uint16_t)(lo + r % n);
+        next_pid = getpid();
+    }
+    f.lip = stk_local_ip();
+    f.rip = ip;
+    f.rport = port;
+    for (uint32_t i = 0; i < n; i++) {
+        f.lport = next;
+        next = (uint16_t)(next >= TCP_LOCAL_PORT_RANGE_END ? lo : next + 1u);
+        if (!flow_ops->reserve(&f, true))
+            continue;
+        if (tcp_bind(pcb, IP4_ADDR_ANY4, f.lport) == ERR_OK)
+            return 0;
+        flow_ops->reserve(&f, false);
+    }
+    return -EADDRNOTAVAIL;
 }
 
 /* The socket holding pcb, if any (accepted or still queued). */

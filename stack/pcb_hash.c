@@ -159,7 +159,7 @@ stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     uint32_t h, i, slots;
 
     if (list == PH_ACTIVE || list == PH_TW)
-        stk__flow_note(pcb, true);
+        stk__flow_note(pcb, true, list == PH_TW);
     if (list == PH_NONE || ph.failed)
         return;
     if (!ph.keyed)
@@ -218,7 +218,7 @@ stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     if (list == PH_TW && (pcb->flags & STK_TF_TW_RETIRED) != 0)
         return; /* stk_pcb_tw_retire took it out already */
     if (list == PH_ACTIVE || list == PH_TW)
-        stk__flow_note(pcb, false);
+        stk__flow_note(pcb, false, list == PH_TW);
     if (ph.failed)
         return;
     if (ph.v != NULL) {

@@ -330,6 +330,11 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         return rc;
     ip4_addr_set_u32(&a, ip);
     stk__tcp_apply_opts(s);
+    if (s->pcb.tcp->local_port == 0) {
+        rc = stk__flow_bind_ephemeral(s->pcb.tcp, ip, port);
+        if (rc < 0)
+            return rc;
+    }
     e = tcp_connect(s->pcb.tcp, &a, port, cb_connected);
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);

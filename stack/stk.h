@@ -155,10 +155,13 @@ struct stk_flow {
     uint16_t lport, rport;
 };
 
-/** Told, in order, when a connection joins (add) or leaves (del) this
- *  stack's demux, once several processes share the port. */
+/** Told, in order, when a connection joins (add; tw: into TIME-WAIT) or
+ *  leaves (del) this stack's demux, once several processes share the
+ *  port; and asked, before an active open picks a local port, to reserve
+ *  the 4-tuple across the processes (take) or give it back. */
 struct stk_flow_ops {
-    void (*note)(const struct stk_flow *f, bool add);
+    void (*note)(const struct stk_flow *f, bool add, bool tw);
+    bool (*reserve)(const struct stk_flow *f, bool take);
 };
 void stk_set_flow_ops(const struct stk_flow_ops *ops);
 

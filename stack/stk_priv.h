@@ -226,7 +226,11 @@ void stk__drops_sync(void);
 
 /* fork.c */
 /** Tell the runtime that pcb joined (add) or left (del) the demux. */
-void stk__flow_note(const struct tcp_pcb *pcb, bool add);
+void stk__flow_note(const struct tcp_pcb *pcb, bool add, bool tw);
+/** Several processes share the port: give pcb (CLOSED, unbound) a local
+ *  port whose 4-tuple to ip:port no other process uses. 0, -errno, or 1
+ *  when there is no sharing (lwIP picks the port). */
+int stk__flow_bind_ephemeral(struct tcp_pcb *pcb, uint32_t ip, uint16_t port);
 /** The listener id the frame being input was dispatched to (0: none). */
 extern uint32_t stk__in_lid;
 

@@ -1,14 +1,17 @@
 #!/usr/bin/python3
 """Turn bench/http/run.sh's points into JSON, Markdown and a PNG plot.
 
-usage: report.py POINTS_TSV BASE DURATION STAMP MEMIF_NOTE ACCEL_ENV
-writes BASE.json, BASE.md, BASE.png. Ratios are accel/kernel for the same
-point measured in the same run (req/s, p50, p99, CPU per 100k requests);
-topology B compares accel-memif with kernel-loopback.
+usage: report.py POINTS_JSONL META_TSV BASE
+writes BASE.json, BASE.md, BASE.png. POINTS_JSONL holds one wrkparse.py
+object per point; META_TSV key<TAB>value lines from run.sh (values that are
+files: nginx_conf_<series>, stats/<series>/<n>, perf_<series>, perf_wrk_<series>).
+Ratios are accel/kernel for the same point measured in the same run; both
+topologies are compared with the one kernel series.
 """
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 
@@ -16,56 +19,32 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
-CLK_TCK = os.sysconf("SC_CLK_TCK")
-PAIRS = [("accel", "kernel"), ("accel-memif", "kernel-loopback")]
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wrkparse import accel_stats  # noqa: E402
 
-
-def num(s):
-    try:
-        v = float(s)
-    except ValueError:
-        return None
-    return None if v != v else v  # NaN: a failed point
-
-
-def load(path):
-    points = []
-    for line in open(path):
-        f = line.rstrip("\n").split("\t")
-        if len(f) != 9:
-            continue
-        mode, conns, ka, rps, p50, p99, reqs, errors, ticks = f
-        reqs = int(reqs)
-        cpu_s = int(ticks) / CLK_TCK
-        points.append({
-            "mode": mode, "conns": int(conns), "keepalive": ka == "1",
-            "ok": errors != "failed", "rps": num(rps), "p50_us": num(p50), "p99_us": num(p99),
-            "requests": reqs, "errors": None if errors == "failed" else int(errors),
-            "server_cpu_s": cpu_s,
-            "cpu_s_per_100k": (cpu_s / reqs * 1e5) if reqs else None,
-        })
-    return points
-
-
-def label(p):
-    return "%s c=%d" % ("keep-alive" if p["keepalive"] else "close", p["conns"])
-
-
-def ratios(points):
-    out = []
-    for a_mode, k_mode in PAIRS:
-        for a in points:
-            if a["mode"] != a_mode:
-                continue
-            for k in points:
-                if (k["mode"] == k_mode and k["conns"] == a["conns"]
-                        and k["keepalive"] == a["keepalive"]):
-                    r = {"point": label(a), "accel": a_mode, "kernel": k_mode}
-                    for key in ("rps", "p50_us", "p99_us", "cpu_s_per_100k"):
-                        r[key] = (a[key] / k[key]) if a[key] and k[key] else None
-                    out.append(r)
-    return out
+KERNEL = "kernel"
+# topology, accelerated series, what runs where
+TOPOLOGIES = [
+    ("A", "accel_a", "kernel wrk in netns accel-k -> nginx under accel-run in netns accel-a "
+     "(af_xdp on the veth)"),
+    ("B", "accel_b", "wrk under accel-run -> nginx under accel-run, both in netns accel-m, "
+     "over memif"),
+]
+KERNEL_DESC = ("kernel wrk in netns accel-k -> kernel nginx in netns accel-a, over the same veth "
+               "(accel-a's veth holds the kernel IP for this series only)")
+# topology, target text, series, (conns, keepalive), metric, op, bound
+TARGETS = [
+    ("B", "req/s keep-alive c=32 >= 3x kernel", "accel_b", (32, True), "rps", ">=", 3.0),
+    ("B", "conn/s (Connection: close c=32) >= 3x kernel", "accel_b", (32, False), "rps", ">=",
+     3.0),
+    ("A", "req/s keep-alive c=32 >= 1.3x kernel", "accel_a", (32, True), "rps", ">=", 1.3),
+    ("A", "p50 keep-alive c=1 <= half the kernel's", "accel_a", (1, True), "p50_us", "<=", 0.5),
+]
+DISTURBED_PCT = 10  # other work above this share of the machine makes a point unreliable
+METRICS = ("rps", "p50_us", "p99_us", "server_cpu_s_per_100k", "client_cpu_s_per_100k")
 
 
 def cmd(*argv):
@@ -75,73 +54,322 @@ def cmd(*argv):
         return ""
 
 
+def read(path):
+    try:
+        return open(path, errors="replace").read()
+    except OSError:
+        return ""
+
+
+def label(conns, keepalive):
+    return "%s c=%d" % ("keep-alive" if keepalive else "close", conns)
+
+
+def row_label(conns, keepalive):
+    """label() in the tables: the close point's req/s are connections/s."""
+    return label(conns, keepalive) + ("" if keepalive else " (conn/s)")
+
+
 def fmt(v, spec="%.1f"):
     return "-" if v is None else spec % v
 
 
-def write_md(path, meta, points, rat):
-    lines = ["# HTTP benchmark %s" % meta["stamp"], "",
-             "nginx 1 process `return 200` small body; wrk -t1 --latency, %d s per point; "
-             "wrk on CPU 0 (netns accel-k), nginx on CPU 1 (netns accel-a, same veth for both "
-             "runs)." % meta["duration_s"], "",
-             "| mode | point | req/s | p50 us | p99 us | errors | server CPU s / 100k req |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+def find(points, series, conns, keepalive):
     for p in points:
-        lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
-            p["mode"], label(p), fmt(p["rps"], "%.0f"), fmt(p["p50_us"]), fmt(p["p99_us"]),
-            "failed" if p["errors"] is None else p["errors"], fmt(p["cpu_s_per_100k"], "%.3f")))
-    lines += ["", "Ratios accel / kernel (same run):", "",
-              "| pair | point | req/s | p50 | p99 | CPU / 100k req |", "|---|---|---:|---:|---:|---:|"]
-    for r in rat:
-        lines.append("| %s / %s | %s | %s | %s | %s | %s |" % (
-            r["accel"], r["kernel"], r["point"], fmt(r["rps"], "%.2f"), fmt(r["p50_us"], "%.2f"),
-            fmt(r["p99_us"], "%.2f"), fmt(r["cpu_s_per_100k"], "%.2f")))
-    lines += ["", "Topology B (memif): %s" % meta["memif_note"], "",
-              "Environment: kernel %s, DPDK %s, %s; accel env: `%s`" % (
-                  meta["kernel"], meta["dpdk"], meta["nginx"], meta["accel_env"]), ""]
+        if p["series"] == series and p["conns"] == conns and p["keepalive"] == keepalive:
+            return p
+    return None
+
+
+def ratios(points, topo_series):
+    out = []
+    for topo, series, _ in TOPOLOGIES:
+        if series not in topo_series:
+            continue
+        for a in points:
+            if a["series"] != series:
+                continue
+            k = find(points, KERNEL, a["conns"], a["keepalive"])
+            r = {"topology": topo, "point": label(a["conns"], a["keepalive"]),
+                 "conns": a["conns"], "keepalive": a["keepalive"]}
+            for key in METRICS:
+                ok = a["ok"] and k and k["ok"] and a[key] and k[key]
+                r[key] = a[key] / k[key] if ok else None
+            out.append(r)
+    return out
+
+
+def targets(points, rat, topo_series, meta):
+    out = []
+    for topo, text, series, (conns, ka), metric, op, bound in TARGETS:
+        if series not in topo_series:
+            continue
+        r = next((x for x in rat if x["topology"] == topo and x["conns"] == conns
+                  and x["keepalive"] == ka), None)
+        v = r[metric] if r else None
+        if v is None:
+            why = []
+            for s in (series, KERNEL):
+                p = find(points, s, conns, ka)
+                if p and not p["ok"]:
+                    why.append("%s failed" % s)
+            status = "not measured (%s)" % (", ".join(why) or "no data")
+        else:
+            status = "met" if (v >= bound if op == ">=" else v <= bound) else "missed"
+            busy = [other_pct(find(points, s, conns, ka), meta) or 0.0 for s in (series, KERNEL)]
+            if max(busy) > DISTURBED_PCT:
+                status += " (disturbed: other work took %.0f %% of the machine)" % max(busy)
+        out.append({"topology": topo, "target": text, "ratio": v, "status": status})
+    return out
+
+
+def server_stats(meta):
+    """ACCEL_STATS dumps of the accelerated servers, by series."""
+    out = {}
+    for key, path in meta.items():
+        if key.startswith("stats/") and not key.startswith("stats/kernel/"):
+            out.setdefault(key.split("/")[1], []).extend(accel_stats(read(path)))
+    return out
+
+
+def client_paths(points, series):
+    paths = sorted({s["data_path"] for p in points if p["series"] == series
+                    for s in p["client_accel"]})
+    return paths
+
+
+def perf_section(meta, series):
+    text = read(meta.get("perf_" + series, ""))
+    if not text:
+        return []
+    wrk = read(meta.get("perf_wrk_" + series, ""))
+    m = re.search(r"Requests/sec:\s+([0-9.]+)", wrk)
+    return ["### Profile of the %s nginx worker (c=32 keep-alive)" % series, "",
+            "`perf record -g` on the worker during an extra %d s c=32 keep-alive run "
+            "right after the measured one (%s req/s under perf; not counted above); "
+            "`perf report --no-children -g none`:" % (
+                int(meta["duration_s"]), m.group(1) if m else "no result"),
+            "", "```", text.rstrip(), "```", ""] + ([
+                "In topology A the worker's `[kernel.kallsyms]` share includes the kernel "
+                "client's TCP receive work: a veth transmit (here af_xdp's tx kick, a "
+                "sendmsg) delivers the frame to the peer in softirq on the sending CPU, so "
+                "wrk's tcp_v4_rcv/tcp_ack run on nginx's CPU. The kernel series pays the "
+                "same way.", ""] if series == "accel_a" else [])
+
+
+def other_pct(p, meta):
+    """CPU other work took during the point, in % of the whole machine."""
+    if p.get("other_cpu_s") is None or not p.get("wall_s"):
+        return None
+    return 100.0 * p["other_cpu_s"] / (meta["cpus"] * p["wall_s"])
+
+
+def busy_note(points, meta):
+    worst = max((other_pct(p, meta) or 0.0 for p in points), default=0.0)
+    steal = sum(p.get("steal_s") or 0.0 for p in points)
+    text = "; the most in one point: %.0f %%" % worst
+    if worst > DISTURBED_PCT:
+        text += " (**other work competed with the benchmark: absolute figures are low and "
+        text += "the ratios less reliable**)"
+    if steal > 0:
+        text += "; steal by the hypervisor over all points: %.1f s" % steal
+    return text
+
+
+def write_md(path, meta, points, rat, tg, stats, topo_series):
+    dur = int(meta["duration_s"])
+    L = ["# HTTP benchmark %s" % meta["stamp"], ""]
+    if meta.get("smoke") == "1":
+        L += ["**Smoke run (CI): %d s per point; the figures are not meaningful.**" % dur, ""]
+    L += ["## Targets (issue 3)", "", "| topology | target | accel / kernel | status |",
+          "|---|---|---:|---|"]
+    for t in tg:
+        L.append("| %s | %s | %s | %s |" % (t["topology"], t["target"],
+                                            fmt(t["ratio"], "%.2f"), t["status"]))
+    model = ("master + `worker_processes 1` (stock process model)"
+             if meta["master_process"] == "on" else "`master_process off` (one process)")
+    L += ["", "## Conditions", "",
+          "* Machine: %s vCPUs, kernel %s; load average at start %s, at end %s "
+          "(a shared machine: other work changes absolute figures, so every figure is "
+          "compared with the kernel measured in the same run)." % (
+              meta["cpus"], meta["kernel"], meta.get("loadavg_start", "?"),
+              meta.get("loadavg_end", "?")),
+          "* Pinning: wrk (`taskset -c %s`) on CPU %s, nginx (`taskset -c %s`: master and "
+          "worker) on CPU %s." % (meta["cpu_client"], meta["cpu_client"], meta["cpu_server"],
+                                  meta["cpu_server"]),
+          "* Load: `%s`, `wrk -t1 -cN -d%ds --latency URL`, plus `-H \"Connection: close\"` for "
+          "the close point (a new TCP connection per request: req/s = conn/s). %d s per "
+          "point, points run one after the other." % (meta["wrk"], dur, dur),
+          "* Server: %s, %s, pinned as above." % (meta["nginx"], model),
+          "* Kernel baseline: %s. It is the kernel side of both topologies: the kernel ends "
+          "of A and B are the same processes, namespaces, veth, pinning, config and "
+          "duration, so it is measured once and both A and B are compared with it." %
+          KERNEL_DESC]
+    for topo, series, desc in TOPOLOGIES:
+        if series not in topo_series:
+            continue
+        srv = sorted({s["data_path"] for s in stats.get(series, [])})
+        line = "* Topology %s: %s. Server data path (ACCEL_STATS): %s." % (
+            topo, desc, "; ".join(srv) or "none reported")
+        cli = client_paths(points, series)
+        if topo == "B":
+            line += " Client data path: %s." % ("; ".join(cli) or "none reported")
+        if stats.get(series):
+            line += " Frames through DPDK, per server process: %s." % ", ".join(
+                "rx %s / tx %s" % (s.get("rx_frames"), s.get("tx_frames"))
+                for s in stats[series])
+        L.append(line)
+    L += ["* DPDK %s; accel env (topology A): `%s`; ACCEL_STATS=1 on every accelerated "
+          "process." % (meta["dpdk"], meta["accel_env"]),
+          "* Other work: busy CPU time of the whole machine during the point "
+          "(/proc/stat, without steal) minus nginx's and wrk's, in %% of %d CPUs over the "
+          "point's wall time%s. "
+          "Both ends of B busy-poll, so B suffers most when other work shares their CPUs." % (
+              meta["cpus"], busy_note(points, meta)),
+          "* CPU seconds per 100k requests: utime+stime from /proc of the nginx master and "
+          "worker (a reaped worker counts through the master's cutime/cstime), and "
+          "getrusage of wrk. Kernel TCP work done in softirq is charged to whichever "
+          "process the CPU was running, so on a veth part of the kernel server's receive "
+          "work lands on the client's CPU.",
+          "", "nginx configuration (kernel series; the accelerated series differ only in "
+          "the listen address, %s for topology B and in the file paths):" % "10.201.0.1:80",
+          "", "```nginx", read(meta.get("nginx_conf_kernel", "")).rstrip(), "```", ""]
+
+    for topo, series, desc in TOPOLOGIES:
+        if series not in topo_series:
+            continue
+        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline.", "",
+              "| point | side | req/s | p50 us | p99 us | wrk errors | server CPU s / 100k "
+              "| client CPU s / 100k | other work % |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for conns, ka in ((1, True), (32, True), (256, True), (32, False)):
+            for s in (KERNEL, series):
+                p = find(points, s, conns, ka)
+                side = "kernel" if s == KERNEL else "accel"
+                if p is None:
+                    continue
+                if not p["ok"]:
+                    L.append("| %s | %s | failed | | | | | | |" % (row_label(conns, ka), side))
+                    continue
+                L.append("| %s | %s | %.0f | %s | %s | %d | %s | %s | %s |" % (
+                    row_label(conns, ka), side, p["rps"], fmt(p["p50_us"], "%.0f"),
+                    fmt(p["p99_us"], "%.0f"), sum(p["errors"].values()),
+                    fmt(p["server_cpu_s_per_100k"], "%.3f"),
+                    fmt(p["client_cpu_s_per_100k"], "%.3f"), fmt(other_pct(p, meta), "%.0f")))
+        L += ["", "Ratios accel / kernel:", "",
+              "| point | req/s | p50 | p99 | server CPU / 100k | client CPU / 100k |",
+              "|---|---:|---:|---:|---:|---:|"]
+        for r in rat:
+            if r["topology"] == topo:
+                L.append("| %s | %s | %s | %s | %s | %s |" % (
+                    row_label(r["conns"], r["keepalive"]), fmt(r["rps"], "%.2f"), fmt(r["p50_us"], "%.2f"),
+                    fmt(r["p99_us"], "%.2f"), fmt(r["server_cpu_s_per_100k"], "%.2f"),
+                    fmt(r["client_cpu_s_per_100k"], "%.2f")))
+        L.append("")
+
+    failed = [p for p in points if not p["ok"]]
+    notes = [p for p in points if p["ok"] and p.get("note")]
+    if failed or notes:
+        L += ["## Failed points and notes", ""]
+        for p in failed:
+            L.append("* %s %s: **failed**: %s" % (p["series"], label(p["conns"], p["keepalive"]),
+                                                   p["reason"]))
+        for p in notes:
+            L.append("* %s %s: %s" % (p["series"], label(p["conns"], p["keepalive"]),
+                                      p["note"]))
+        L.append("")
+    perf = []
+    for _, series, _ in TOPOLOGIES:
+        perf += perf_section(meta, series)
+    if perf:
+        L += ["## Where the time goes", ""] + perf
     with open(path, "w") as f:
-        f.write("\n".join(lines))
+        f.write("\n".join(L))
 
 
-def write_png(path, points, meta):
-    labels = []
-    for p in points:
-        if p["mode"] in ("kernel", "accel") and label(p) not in labels:
-            labels.append(label(p))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+def write_png(path, meta, points, topo_series):
+    cols = [("rps", "req/s (close: conn/s)", False), ("p50_us", "p50 latency (us)", True),
+            ("p99_us", "p99 latency (us)", True),
+            ("server_cpu_s_per_100k", "server CPU s / 100k req", False),
+            ("client_cpu_s_per_100k", "client CPU s / 100k req", False)]
+    rows = [t for t in TOPOLOGIES if t[1] in topo_series]
+    pts = [(1, True), (32, True), (256, True), (32, False)]
+    labels = [label(c, k) for c, k in pts]
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.2 * len(cols), 3.9 * len(rows)),
+                             squeeze=False)
     width = 0.38
-    for ax, key, title in ((axes[0], "rps", "requests/s"), (axes[1], "p99_us", "p99 latency (us)")):
-        for i, mode in enumerate(("kernel", "accel")):
-            vals = []
-            for lab in labels:
-                v = [p[key] for p in points if p["mode"] == mode and label(p) == lab]
-                vals.append(v[0] if v and v[0] is not None else 0)
-            xs = [x + (i - 0.5) * width for x in range(len(labels))]
-            ax.bar(xs, vals, width, label=mode)
-        ax.set_xticks(range(len(labels)))
-        ax.set_xticklabels(labels, rotation=15)
-        ax.set_title(title)
-        ax.legend()
-    fig.suptitle("nginx, kernel vs accel (%s, %d s per point)" % (meta["stamp"], meta["duration_s"]))
+    for ri, (topo, series, _) in enumerate(rows):
+        for ci, (key, title, logy) in enumerate(cols):
+            ax = axes[ri][ci]
+            for i, (s, name, color) in enumerate(((KERNEL, "kernel", "tab:blue"),
+                                                  (series, "accel", "tab:orange"))):
+                xs, vals = [], []
+                for x, (c, k) in enumerate(pts):
+                    p = find(points, s, c, k)
+                    xpos = x + (i - 0.5) * width
+                    if p is None or not p["ok"] or p[key] is None:
+                        if p is not None and not p["ok"]:
+                            ax.text(xpos, 0.02, "failed", rotation=90, ha="center",
+                                    va="bottom", fontsize=8, color="red",
+                                    transform=ax.get_xaxis_transform())
+                        continue
+                    xs.append(xpos)
+                    vals.append(p[key])
+                ax.bar(xs, vals, width, label=name, color=color)
+            if key == "rps":  # the ratio over each pair
+                for x, (c, k) in enumerate(pts):
+                    a, kp = find(points, series, c, k), find(points, KERNEL, c, k)
+                    if a and kp and a["ok"] and kp["ok"] and a["rps"] and kp["rps"]:
+                        ax.annotate("%.2fx" % (a["rps"] / kp["rps"]),
+                                    (x, max(a["rps"], kp["rps"])), ha="center",
+                                    va="bottom", fontsize=8)
+                ax.margins(y=0.12)
+            ax.set_xlim(-0.6, len(labels) - 0.4)
+            ax.set_xticks(range(len(labels)))
+            ax.set_xticklabels(labels, rotation=20, fontsize=8)
+            if logy:
+                ax.set_yscale("log")
+            ax.set_title("%s: %s" % (topo, title), fontsize=10)
+            if ci == 0:
+                ax.legend(handles=[Patch(color="tab:blue", label="kernel"),
+                                   Patch(color="tab:orange", label="accel")], fontsize=8)
+    fig.suptitle("nginx, kernel vs accel: A = kernel wrk -> accel nginx (af_xdp), "
+                 "B = accel wrk -> accel nginx (memif); %s, %s s per point" % (
+                     meta["stamp"], meta["duration_s"]))
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    fig.savefig(path, dpi=90)
 
 
 def main():
-    raw, base, duration, stamp, memif_note, accel_env = sys.argv[1:7]
-    points = load(raw)
-    rat = ratios(points)
-    meta = {
-        "stamp": stamp, "duration_s": int(duration), "memif_note": memif_note,
-        "accel_env": accel_env, "kernel": platform.release(),
+    raw, meta_path, base = sys.argv[1:4]
+    points = [json.loads(line) for line in open(raw) if line.strip()]
+    meta = {}
+    for line in open(meta_path):
+        k, _, v = line.rstrip("\n").partition("\t")
+        meta[k] = v
+    meta.update({
+        "kernel": platform.release(), "cpus": os.cpu_count(),
         "dpdk": cmd("pkg-config", "--modversion", "libdpdk"),
-        "nginx": cmd("sh", "-c", "nginx -v 2>&1"), "wrk": cmd("sh", "-c", "wrk -v 2>&1 | head -1"),
-        "cpus": os.cpu_count(),
-    }
+        "nginx": cmd("sh", "-c", "nginx -v 2>&1"),
+        "wrk": cmd("sh", "-c", "wrk -v 2>&1 | head -1").split(" Copyright")[0],
+    })
+    topo = meta.get("topology", "all")
+    topo_series = {s for t, s, _ in TOPOLOGIES if topo in ("all", t)}
+    rat = ratios(points, topo_series)
+    tg = targets(points, rat, topo_series, meta)
+    stats = server_stats(meta)
+    doc_meta = {k: v for k, v in meta.items()
+                if not k.startswith(("stats/", "perf_", "nginx_conf_"))}
+    doc_meta["nginx_conf"] = {k[len("nginx_conf_"):]: read(v) for k, v in meta.items()
+                              if k.startswith("nginx_conf_")}
+    doc_meta["server_accel_stats"] = stats
+    doc_meta["perf"] = {s: read(meta["perf_" + s]) for _, s, _ in TOPOLOGIES
+                        if "perf_" + s in meta}
     with open(base + ".json", "w") as f:
-        json.dump({"meta": meta, "points": points, "ratios": rat}, f, indent=2)
-    write_md(base + ".md", meta, points, rat)
-    write_png(base + ".png", points, meta)
+        json.dump({"meta": doc_meta, "points": points, "ratios": rat, "targets": tg}, f,
+                  indent=2)
+    write_md(base + ".md", meta, points, rat, tg, stats, topo_series)
+    write_png(base + ".png", meta, points, topo_series)
     return 0
 
 

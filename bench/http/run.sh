@@ -1,33 +1,53 @@
 #!/bin/bash
-# HTTP benchmark: the same nginx (one process, `return 200` small body) on
-# the kernel and under accel-run, in one run, same veth, same pinning.
+# HTTP benchmark: the same stock nginx (master + `worker_processes 1`,
+# `return 200` with a small body) on the kernel and under accel-run, loaded
+# by wrk, in one run, with the same pinning: the load on CPU 0, nginx (master
+# and worker) on CPU 1.
 #
-#   topology A (always): wrk in netns accel-k pinned to CPU 0, nginx in
-#     netns accel-a pinned to CPU 1. Kernel run: accel-a's veth gets the
-#     kernel IP 10.200.0.2/24 for the run, removed before the accel run.
-#     Points: keep-alive with 1, 32 and 256 connections, and
-#     `Connection: close` with 32 connections.
-#   topology B (--memif): both ends accelerated over memif in netns accel-m
-#     (nginx and wrk under accel-run), compared with kernel nginx + wrk on
-#     accel-m's loopback. Reported as failed, not fatal, if wrk does not
-#     work under accel-run there.
+#   kernel series: wrk in netns accel-k, nginx in netns accel-a; accel-a's
+#     veth gets the kernel IP 10.200.0.2/24 for this series only. It is the
+#     kernel baseline of both topologies (measured once: the kernel ends of
+#     A and B are the same processes, namespaces, veth, pinning and config).
+#   topology A (kernel client): the same kernel wrk in accel-k against
+#     nginx under accel-run in accel-a (af_xdp on the same veth).
+#   topology B (both ends accelerated): wrk under accel-run against nginx
+#     under accel-run, over memif, both in netns accel-m.
 #
-# Per point: req/s, p50/p99 from `wrk --latency`, socket errors, and the
-# server's CPU seconds per 100k requests from /proc/<pid>/stat. Writes
-# <out>/http-<date>.json, .md and .png (kernel vs accel side by side) and
-# the ratios accel/kernel.
+# Points of every series: keep-alive with 1, 32 and 256 connections, and
+# `Connection: close` (a new connection per request, so req/s = conn/s) with
+# 32. Per point: req/s, p50/p99 (`wrk --latency`), wrk's errors, and CPU
+# seconds per 100k requests of the server (master + worker) and of wrk. A
+# point that fails is recorded as failed with its reason and the run goes on.
+# Writes <out>/http-<date>.json, .md (conditions, tables, ratios accel/kernel,
+# the issue's targets met/missed) and .png (accel vs kernel, every point).
 #
-# usage: bench/http/run.sh [--smoke] [--memif] [--duration S] [--out DIR]
-#   --smoke  2 s per point (CI: checks the pipeline, asserts no figure)
-# Exit: 0 when every file was written, 1 otherwise, 4 when not root.
+# usage: bench/http/run.sh [--smoke] [--duration S] [--out DIR]
+#                          [--single-process] [--perf] [--topology A|B|all]
+#   --smoke           2 s per point (CI: checks that the pipeline produces
+#                     its files; a failed accelerated point is only reported)
+#   --duration S      seconds per point (default 10)
+#   --single-process  nginx with `master_process off` (one process) instead
+#                     of master + one worker
+#   --perf            one more c=32 keep-alive run per accelerated series,
+#                     right after the measured one and not counted, with
+#                     `perf record -g` on the nginx worker; the top of
+#                     `perf report --no-children` goes into the .md
+#   --topology T      A, B or all (default); the kernel series always runs
+# Exit: 0 when every file was written and every point worked (--smoke: every
+# kernel point), 1 otherwise, 4 when not root.
 HERE=$(dirname "$(readlink -f "$0")")
 DUR=10
-MEMIF=0
+SMOKE=0
+SINGLE=0
+PERF=0
+TOPO=all
 OUT=$HERE/../results
 while [[ $# -gt 0 ]]; do
     case $1 in
-    --smoke) DUR=2 ;;
-    --memif) MEMIF=1 ;;
+    --smoke)
+        SMOKE=1
+        DUR=2
+        ;;
     --duration)
         DUR=$2
         shift
@@ -36,8 +56,15 @@ while [[ $# -gt 0 ]]; do
         OUT=$2
         shift
         ;;
+    --single-process) SINGLE=1 ;;
+    --perf) PERF=1 ;;
+    --topology)
+        TOPO=$2
+        shift
+        ;;
+    --memif) ;; # topology B always runs now; kept for old command lines
     -h | --help)
-        sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -47,6 +74,10 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
+if [[ ! $DUR =~ ^[1-9][0-9]*$ || ! $TOPO =~ ^(A|B|all)$ ]]; then
+    echo "run.sh: --duration takes whole seconds, --topology A, B or all" >&2
+    exit 2
+fi
 
 . "$HERE/../../tests/lib/netns.sh"
 
@@ -54,21 +85,33 @@ mkdir -p "$OUT" || fail "cannot create $OUT"
 OUT=$(readlink -f "$OUT")
 STAMP=$(date +%Y%m%d-%H%M%S)
 BASE=$OUT/http-$STAMP
-RAW=$T/points.tsv
-# mode conns keepalive rps p50 p99 requests errors cpu_ticks
+RAW=$T/points.jsonl # one JSON object per point (wrkparse.py)
+META=$T/meta.tsv    # key<TAB>value for report.py
 : >"$RAW"
+: >"$META"
 NCPU=$(nproc)
 CPU_CLIENT=0
 CPU_SERVER=$((NCPU > 1 ? 1 : 0))
-CLIENT_ENV=() # NAME=value for an accelerated client (topology B)
+POINTS=("1 1" "32 1" "256 1" "32 0") # conns keepalive
+DIED="" # pid of an nginx whose exit a point already reported
+MASTER=on
+((SINGLE)) && MASTER=off
 
-nginx_bench_conf() { # FILE LISTEN
+meta() { printf '%s\t%s\n' "$1" "$2" >>"$META"; }
+
+# nginx_bench_conf FILE LISTEN
+nginx_bench_conf() {
+    local base
+    base=$(basename "$1" .conf)
     cat >"$1" <<NGX
-master_process off; daemon off; worker_processes 1;
-pid $T/$(basename "$1" .conf).pid; error_log $T/$(basename "$1" .conf).error.log error;
+master_process $MASTER; daemon off; worker_processes 1;
+pid $T/$base.pid; error_log $T/$base.error.log error;
 events { worker_connections 4096; }
 http {
     access_log off;
+    client_body_temp_path $T/$base.body; proxy_temp_path $T/$base.proxy;
+    fastcgi_temp_path $T/$base.fcgi; uwsgi_temp_path $T/$base.uwsgi;
+    scgi_temp_path $T/$base.scgi;
     keepalive_requests 100000000;
     keepalive_timeout 60s;
     server {
@@ -79,92 +122,278 @@ http {
 NGX
 }
 
-# wrk_point MODE CONNS KEEPALIVE(1|0) SERVER_PID CLIENT_MODE URL: one point
-# (CLIENT_MODE as in ns_argv; CLIENT_ENV goes to an accelerated client).
-wrk_point() {
-    local mode=$1 conns=$2 ka=$3 spid=$4 cmode=$5 url=$6 hdr=() t0 t1 f
-    ((ka)) || hdr=(-H "Connection: close")
-    f=$T/wrk-$mode-$conns-$ka.txt
-    t0=$(cpu_ticks "$spid")
-    ns_argv "$cmode" "${CLIENT_ENV[@]}" taskset -c "$CPU_CLIENT" wrk -t1 -c"$conns" -d"${DUR}s" --latency \
-        "${hdr[@]}" "$url"
-    timeout $((DUR + 60)) "${NSARGV[@]}" >"$f" 2>&1
-    t1=$(cpu_ticks "$spid")
-    if ! grep -q "Requests/sec" "$f"; then
-        log "wrk failed for $mode c=$conns ka=$ka: $(tail -3 "$f" | tr '\n' ' ')"
-        printf '%s\t%s\t%s\tnan\tnan\tnan\t0\tfailed\t0\n' "$mode" "$conns" "$ka" >>"$RAW"
+# The nginx processes: SPID is the master (or the only process); the
+# worker is its child. CPU of a worker that exited and was reaped is in the
+# master's cutime/cstime.
+worker_pid() {
+    if [[ $MASTER == off ]]; then echo "$SPID"; else pgrep -P "$SPID" | head -1; fi
+}
+has_worker() { [[ -n $(worker_pid) ]]; }
+worker_or_gave_up() { has_worker || grep -q "cannot be respawned" "$1"; }
+server_ticks() {
+    local t c ct
+    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$SPID/stat" 2>/dev/null)
+    [[ -n $t ]] || return 1
+    for c in $(pgrep -P "$SPID"); do
+        ct=$(cpu_ticks "$c")
+        t=$((t + ${ct:-0}))
+    done
+    echo "$t"
+}
+# machine_ticks: busy (user, nice, system, irq, softirq) and steal ticks of
+# all CPUs (/proc/stat): with the wall time, what other work took from the
+# machine during a point.
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $9}' /proc/stat; }
+lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
+nolog() { grep -hv "stats:" "$@" 2>/dev/null; } # log lines without ACCEL_STATS
+
+# nginx_start NAME MODE LISTEN [ENV...]: nginx pinned to CPU_SERVER; sets
+# SNAME, SPID. Returns 1 with START_ERR set when it did not come up.
+nginx_start() {
+    local name=$1 mode=$2 listen=$3
+    shift 3
+    SNAME=$name
+    nginx_bench_conf "$T/$name.conf" "$listen"
+    bg_start "$name" "$mode" "$@" taskset -c "$CPU_SERVER" nginx -c "$T/$name.conf" -p "$T/" \
+        -e "$T/$name.error.log"
+    SPID=$(bg_pid "$name")
+    # nginx writes its pid file after its listening sockets are open.
+    if ! slowwait 30 test -s "$T/$name.pid"; then
+        START_ERR="nginx did not start: $(nolog "$T/$name.err" "$T/$name.error.log" | tail -3 |
+            tr '\n' ' ')"
         return 1
     fi
-    "$PY" "$HERE/wrkparse.py" "$f" "$mode" "$conns" "$ka" $((t1 - t0)) >>"$RAW" ||
-        fail "cannot parse $f"
-    log "$(tail -1 "$RAW")"
-    # A run in which no request completed did not work, whatever wrk says.
-    [[ $(tail -1 "$RAW" | cut -f7) != 0 ]]
+    slowwait 10 worker_or_gave_up "$T/$name.error.log"
+    if ! has_worker; then
+        START_ERR="nginx has no worker: $(nolog "$T/$name.error.log" | tail -2 | tr '\n' ' ')"
+        return 1
+    fi
+    log "$name: master $SPID, worker $(worker_pid)"
 }
 
-# run_series MODE SERVER_BG_NAME CLIENT_MODE IP
+# server_start SERIES: start (or restart) the nginx of SERIES and wait until
+# it serves; sets SNAME, SPID, WPID, START_ERR (empty when it came up).
+declare -A STARTS
+server_start() {
+    local series=$1 name
+    STARTS[$series]=$((${STARTS[$series]:-0} + 1))
+    name=$series-${STARTS[$series]}
+    START_ERR=""
+    MASTER=on
+    ((SINGLE)) && MASTER=off
+    case $series in
+    kernel)
+        nginx_start "$name" A "$AIP:80" &&
+            { wait_tcp K "$AIP" 80 || START_ERR="kernel nginx does not accept on $AIP:80"; }
+        ;;
+    accel_a)
+        nginx_start "$name" AX "$AIP:80" ACCEL_STATS=1 &&
+            { slowwait 20 K curl -sf -m 2 -o /dev/null "http://$AIP/" ||
+                log "$name: no HTTP answer to curl yet; measuring anyway"; }
+        ;;
+    accel_b)
+        # memif ports are not shared across fork (docs/DESIGN.md section 8:
+        # a peer reconnect, i.e. every wrk run, would break a forked
+        # worker's queues): topology B runs nginx as one process.
+        MASTER=off
+        nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}" &&
+            { slowwait 20 memif_listening "$MEMIF_SOCK" ||
+                START_ERR="the memif server does not listen on $MEMIF_SOCK: $(nolog \
+                    "$T/$name.err" | tail -2 | tr '\n' ' ')"; }
+        ;;
+    esac
+    WPID=$(worker_pid)
+    [[ ${STARTS[$series]} != 1 ]] || meta "nginx_conf_$series" "$T/$name.conf"
+}
+
+# server_stop: graceful (QUIT), so an accelerated nginx dumps ACCEL_STATS
+# (to its stderr, which nginx points at its error log once it runs).
+server_stop() {
+    local t0=$SECONDS
+    if alive "$SPID"; then
+        # nginx's graceful exit may wait on connections whose peer is gone
+        # (lingering close): more than bg_stop's 5 s.
+        kill -QUIT "$SPID"
+        busywait 20000 dead "$SPID" || log "$SNAME did not exit 20 s after SIGQUIT"
+        ((SECONDS - t0 < 3)) || log "$SNAME took $((SECONDS - t0)) s to exit after SIGQUIT"
+        bg_stop "$SNAME" QUIT || log "$SNAME exited with status $?"
+    fi
+    cat "$T/$SNAME.err" "$T/$SNAME.error.log" >"$T/$SNAME.stats" 2>/dev/null
+    grep -h "stats: data path" "$T/$SNAME.stats" | sed "s/^/[$TEST_NAME] $SNAME: /"
+    meta "stats/${SNAME%-*}/${SNAME##*-}" "$T/$SNAME.stats"
+}
+
+# kernel_says PID: the kernel's last line about PID (a segfault report).
+kernel_says() {
+    dmesg 2>/dev/null | grep "\[$1\]: " | tail -1 | sed 's/^\[[^]]*\] //' | cut -c1-200
+}
+
+# server_died: why the nginx process SPID is gone (exit status, segfault).
+server_died() {
+    local rc sig=""
+    wait "$SPID" 2>/dev/null
+    rc=$?
+    ((rc > 128)) && sig=" (signal $((rc - 128)))"
+    echo "nginx $SPID exited with status $rc$sig; $(kernel_says "$SPID")"
+}
+
+# point_failed SERIES CONNS KA REASON: record a point that was not run.
+point_failed() {
+    "$PY" "$HERE/wrkparse.py" --series "$1" --conns "$2" --keepalive "$3" --failed "$4" \
+        --log-prefix "[$TEST_NAME] " >>"$RAW"
+}
+
+# wrk_cmd CONNS KA: fill NSARGV with the wrk of the current series (CMODE,
+# URL, CLIENT_ENV).
+wrk_cmd() {
+    local hdr=()
+    (($2)) || hdr=(-H "Connection: close")
+    ns_argv "$CMODE" "${CLIENT_ENV[@]}" taskset -c "$CPU_CLIENT" wrk -t1 -c"$1" -d"${DUR}s" \
+        --latency "${hdr[@]}" "$URL"
+}
+
+# wrk_point SERIES CONNS KA [NOTE]: one point against the running server.
+wrk_point() {
+    local series=$1 conns=$2 ka=$3 note=${4:-} f=$T/wrk-$1-$2-$3 t0 t1 why="" errl
+    local m0 m1
+    errl=$(lines "$T/$SNAME.error.log")
+    t0=$(server_ticks)
+    wrk_cmd "$conns" "$ka"
+    m0=($(machine_ticks) "$(date +%s%3N)")
+    "$PY" "$HERE/cpurun.py" "$f.cpu" $((DUR + 10)) "${NSARGV[@]}" >"$f.txt" 2>&1 </dev/null
+    m1=($(machine_ticks) "$(date +%s%3N)")
+    t1=$(server_ticks)
+    if ! alive "$SPID"; then
+        why="during the point: $(server_died)"
+        DIED=$SPID
+    elif [[ $(worker_pid) != "$WPID" ]]; then
+        why="the nginx worker $WPID exited during the point (new worker: $(worker_pid)); $(
+            kernel_says "$WPID")"
+        WPID=$(worker_pid)
+    fi
+    if (($(lines "$T/$SNAME.error.log") > errl)); then
+        note="${note:+$note; }nginx error.log: $(tail -n +$((errl + 1)) "$T/$SNAME.error.log" |
+            nolog | tail -3 | sed 's/^[0-9/]* [0-9:]* //' | paste -sd'|' | cut -c1-400)"
+    fi
+    "$PY" "$HERE/wrkparse.py" --series "$series" --conns "$conns" --keepalive "$ka" --wrk "$f.txt" \
+        --client-cpu "$f.cpu" ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${why:+--failed "$why"} \
+        ${note:+--note "$note"} --machine-ticks $((m1[0] - m0[0])) \
+        --steal-ticks $((m1[1] - m0[1])) --wall-ms $((m1[2] - m0[2])) \
+        --log-prefix "[$TEST_NAME] " >>"$RAW"
+}
+
+# perf_point SERIES: a c=32 keep-alive run (not counted) with
+# `perf record -g` on the nginx worker.
+perf_point() {
+    local series=$1 pp data=$T/perf-$1.data
+    [[ -z $START_ERR && -n $WPID ]] && alive "$WPID" || return 0
+    taskset -c "$CPU_CLIENT" perf record -g -o "$data" -p "$WPID" >"$T/perf-$series.log" 2>&1 &
+    pp=$!
+    sleep 0.5 # perf attaches to the worker
+    wrk_cmd 32 1
+    "$PY" "$HERE/cpurun.py" "$T/perf-$series.cpu" $((DUR + 10)) "${NSARGV[@]}" \
+        >"$T/perf-$series.wrk" 2>&1 </dev/null
+    kill -INT "$pp"
+    wait "$pp"
+    {
+        echo "by shared object:"
+        perf report -i "$data" --no-children --stdio -g none --sort dso --percent-limit 1 \
+            2>/dev/null | grep -v '^#' | grep -v '^$'
+        echo
+        echo "by symbol (top 40):"
+        perf report -i "$data" --no-children --stdio -g none --sort dso,sym 2>/dev/null |
+            grep -v '^#' | grep -v '^$' | sed 's/[[:space:]]*-[[:space:]]*-[[:space:]]*$//' |
+            head -40
+    } >"$T/perf-$series.txt"
+    if grep -q '%' "$T/perf-$series.txt"; then
+        meta "perf_$series" "$T/perf-$series.txt"
+        meta "perf_wrk_$series" "$T/perf-$series.wrk"
+        log "perf profile of $series (worker $WPID) in the report"
+    else
+        log "perf recorded nothing for $series: $(tail -2 "$T/perf-$series.log" | tr '\n' ' ')"
+    fi
+}
+
+# run_series SERIES CLIENT_MODE URL [CLIENT_ENV...]: start the series'
+# nginx, run every point, stop it. A server that exits is restarted for the
+# next point (the point it died in is failed, the restart noted).
 run_series() {
-    local mode=$1 spid=$2 cmode=$3 ip=$4
-    wrk_point "$mode" 1 1 "$spid" "$cmode" "http://$ip/"
-    wrk_point "$mode" 32 1 "$spid" "$cmode" "http://$ip/"
-    wrk_point "$mode" 256 1 "$spid" "$cmode" "http://$ip/"
-    wrk_point "$mode" 32 0 "$spid" "$cmode" "http://$ip/"
+    local series=$1 p note
+    CMODE=$2
+    URL=$3
+    CLIENT_ENV=("${@:4}")
+    server_start "$series"
+    for p in "${POINTS[@]}"; do
+        note=""
+        if [[ -z $START_ERR ]] && ! alive "$SPID"; then
+            if [[ $DIED == "$SPID" ]]; then
+                note="nginx restarted for this point (it exited in the previous one)"
+            else
+                note="after the previous point $(server_died); restarted for this point"
+            fi
+            server_stop
+            log "$series: $note"
+            server_start "$series"
+        fi
+        if [[ -n $START_ERR ]]; then
+            point_failed "$series" ${p% *} ${p#* } "$START_ERR"
+            continue
+        fi
+        wrk_point "$series" ${p% *} ${p#* } "$note"
+        # Profile before the close point, which leaves TIME-WAIT state behind.
+        if [[ $p == "32 1" && $series != kernel ]] && ((PERF)); then
+            perf_point "$series"
+        fi
+    done
+    server_stop
 }
 
 lab_up
-log "points of $DUR s; wrk on CPU $CPU_CLIENT, nginx on CPU $CPU_SERVER"
+log "points of $DUR s; wrk on CPU $CPU_CLIENT, nginx (master_process $MASTER) on CPU $CPU_SERVER"
+meta stamp "$STAMP"
+meta duration_s "$DUR"
+meta master_process "$MASTER"
+meta cpu_client "$CPU_CLIENT"
+meta cpu_server "$CPU_SERVER"
+meta accel_env "${LAB_ENV[*]}"
+meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
+meta smoke "$SMOKE"
+meta topology "$TOPO"
 
-# --- topology A, kernel: same veth, kernel IP for the duration of the run
-nginx_bench_conf "$T/kernel.conf" "$AIP:80"
+# kernel series: the same veth, with the kernel IP for this series only
 A ip addr add "$AIP/24" dev "$VETH_A" || fail "cannot add the kernel IP to $VETH_A"
-bg_start kernel A taskset -c "$CPU_SERVER" nginx -c "$T/kernel.conf" -p "$T" -e "$T/kernel.error.log"
-wait_tcp K "$AIP" 80 || fail "kernel nginx did not start"
-run_series kernel "$(bg_pid kernel)" K "$AIP"
-bg_stop kernel QUIT
+run_series kernel K "http://$AIP/"
 A ip addr del "$AIP/24" dev "$VETH_A" || fail "cannot remove the kernel IP from $VETH_A"
 K ip neigh flush dev "$VETH_K"
 
-# --- topology A, accelerated
-nginx_bench_conf "$T/accel.conf" "$AIP:80"
-bg_start accel AX taskset -c "$CPU_SERVER" nginx -c "$T/accel.conf" -p "$T" -e "$T/accel.error.log"
-wait_tcp K "$AIP" 80 30 || fail "accelerated nginx did not start"
-run_series accel "$(bg_pid accel)" K "$AIP"
-alive "$(bg_pid accel)" || fail "accelerated nginx died during the run"
-bg_stop accel QUIT
+# topology A: kernel wrk, nginx under accel-run (af_xdp on the same veth)
+[[ $TOPO == B ]] || run_series accel_a K "http://$AIP/"
 
-# --- topology B: both ends over memif in accel-m, vs kernel loopback there
-MEMIF_NOTE=""
-if ((MEMIF)); then
-    sock=$T/bench-memif.sock
-    nginx_bench_conf "$T/mkernel.conf" "127.0.0.1:80"
-    bg_start mkernel M taskset -c "$CPU_SERVER" nginx -c "$T/mkernel.conf" -p "$T" -e "$T/mkernel.error.log"
-    wait_tcp M 127.0.0.1 80 || fail "kernel nginx on accel-m loopback did not start"
-    wrk_point kernel-loopback 32 1 "$(bg_pid mkernel)" M "http://127.0.0.1/"
-    bg_stop mkernel QUIT
-    nginx_bench_conf "$T/maccel.conf" "$MIP_SRV:80"
-    bg_start maccel MX "ACCEL_VDEV=net_memif0,role=server,socket=$sock" "ACCEL_IP=$MIP_SRV/24" \
-        taskset -c "$CPU_SERVER" nginx -c "$T/maccel.conf" -p "$T" -e "$T/maccel.error.log"
-    slowwait 20 memif_listening "$sock" || log "memif server not listening on $sock"
-    CLIENT_ENV=("ACCEL_VDEV=net_memif0,role=client,socket=$sock" "ACCEL_IP=$MIP_CLI/24")
-    if wrk_point accel-memif 32 1 "$(bg_pid maccel)" \
-        MX "http://$MIP_SRV/" 2>/dev/null; then
-        MEMIF_NOTE="wrk under accel-run over memif works"
-    else
-        MEMIF_NOTE="wrk under accel-run over memif failed: $(tail -2 "$T/wrk-accel-memif-32-1.txt" | tr '\n' ' ')"
-    fi
-    bg_stop maccel QUIT
-fi
+# topology B: wrk and nginx both under accel-run over memif in accel-m
+MEMIF_SOCK=$T/bench-memif.sock
+MEMIF_SERVER_ENV=("ACCEL_VDEV=net_memif0,role=server,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_SRV/24")
+[[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
+    "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
 
-"$PY" "$HERE/report.py" "$RAW" "$BASE" "$DUR" "$STAMP" "${MEMIF_NOTE:-topology B not run (--memif)}" \
-    "${LAB_ENV[*]}" || fail "report.py failed"
-while IFS=$'\t' read -r mode conns ka _ _ _ reqs errors _; do
-    [[ $mode == accel-memif ]] && continue # reported in the note, not fatal
-    if [[ $errors == failed || $reqs == 0 ]]; then
-        check_fail "point $mode c=$conns keepalive=$ka: no request completed"
-    fi
-done <"$RAW"
+meta loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)"
+"$PY" "$HERE/report.py" "$RAW" "$META" "$BASE" || fail "report.py failed"
+
+# Checks: the files, then the points (wrkparse.py set ok/reason).
 for ext in json md png; do
     [[ -s $BASE.$ext ]] && pass "wrote $BASE.$ext" || check_fail "missing $BASE.$ext"
 done
+while read -r series conns ka ok reason; do
+    what="point $series c=$conns keepalive=$ka"
+    if [[ $ok == True ]]; then
+        pass "$what"
+    elif [[ $series == kernel ]] || ((!SMOKE)); then
+        check_fail "$what: $reason"
+    else
+        log "WARN: $what failed (not fatal with --smoke): $reason"
+    fi
+done < <("$PY" -c 'import json, sys
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    print(p["series"], p["conns"], int(p["keepalive"]), p["ok"], p["reason"] or "")' "$RAW")
 cat "$BASE.md"
 finish

@@ -17,17 +17,17 @@ namespace
 
 struct Note {
     stk_flow f;
-    bool add;
+    bool add, tw;
 };
 std::vector<Note> notes;
 
 void
-record(const stk_flow *f, bool add)
+record(const stk_flow *f, bool add, bool tw)
 {
-    notes.push_back({*f, add});
+    notes.push_back({*f, add, tw});
 }
 
-const stk_flow_ops kRecord = {record};
+const stk_flow_ops kRecord = {record, nullptr};
 
 class Fork : public Lab
 {

@@ -89,6 +89,28 @@ exec_child(int argc, char **argv)
         child_fail("inherited file", strerror(errno));
     fk_ok("exec'd: inherited file read and written");
 
+    /* On the interface its parent's stack drives, the exec'd program cannot
+     * be accelerated (one process tree per interface, docs/DESIGN.md §8):
+     * it runs on the kernel, which has no address in the accelerated netns,
+     * so its connect must fail at once (no hang), and its parent's stack
+     * must be left intact. FORK_EXEC_EXPECT=0 (not the kernel run) selects that
+     * check. */
+    if (getenv("FORK_EXEC_EXPECT") != NULL &&
+        strcmp(getenv("FORK_EXEC_EXPECT"), "0") == 0) {
+        struct sockaddr_in a = fk_addr(peer_ip, port);
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+
+        if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) == 0)
+            child_fail("exec'd connection", "connected on the kernel");
+        if (errno != ENETUNREACH && errno != EHOSTUNREACH)
+            child_fail("exec'd connection", strerror(errno));
+        close(s);
+        fk_ok("exec'd: on the kernel, connect failed at once (%s)",
+              strerror(errno));
+        if (fk_write_all(report_fd, "exec-child ok\n", 14) < 0)
+            fk_die("report", "%s", strerror(errno));
+        _exit(0);
+    }
     fd = fk_connect(peer_ip, port);
     if (strcmp(fk_sockname(fd, 0), subj_ip) != 0) {
         snprintf(buf, sizeof(buf), "local address %s, want %s",
