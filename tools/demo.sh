@@ -3,7 +3,7 @@
 # same veth in the lab, loaded by kernel wrk from the peer namespace. Run as
 # root (sudo tools/demo.sh); it runs tools/setup.sh first.
 #
-# nginx: master_process off, one process pinned to CPU 1, a `return 200`
+# nginx: stock process model (master + 1 worker), pinned to CPU 1, a `return 200`
 # location (/hello) and a small static file (/index.html). wrk: pinned to
 # CPU 0 in netns accel-k. The kernel run gives accel-a's veth the address
 # 10.200.0.2/24 for its duration only; the accelerated run happens while
@@ -71,7 +71,7 @@ echo "  accelerated environment: $ACCEL_ENV"
 mkdir -p "$W/www"
 head -c 612 /dev/zero | tr '\0' 'x' >"$W/www/index.html"
 cat >"$W/nginx.conf" <<EOF
-master_process off;
+master_process on;
 daemon off;
 worker_processes 1;
 pid $W/nginx.pid;

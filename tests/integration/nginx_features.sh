@@ -112,7 +112,7 @@ backend_lines() { grep -cE "$1" "$T/backend.log"; }
 # run_config NAME WORKERS ACCEPT_MUTEX REUSEPORT MULTI_ACCEPT SENDFILE NOPUSH
 #            NODELAY UPSTREAM_KEEPALIVE
 run_config() {
-    local n=$1 wp=$2 upka=$9 want_w pid workers0 out k
+    local n=$1 wp=$2 am=$3 upka=$9 want_w pid workers0 out k
     want_w=$wp
     [[ $wp == auto ]] && want_w=$NPROC
     log "==== config $n: workers $wp accept_mutex $3 reuseport $4 multi_accept $5" \
