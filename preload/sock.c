@@ -142,8 +142,15 @@ pl_sock_serve(struct pl_sock *s, int how)
     if (how == RT_SERVE_CLOSE && s->type != SOCK_STREAM)
         how = RT_SERVE_OFF; /* UDP: no copies are counted */
     rt_lock();
-    if (stk_sock_service(s->stk, &proto, &port, &lid))
-        rt_serve(proto, port, lid, how);
+    if (stk_sock_service(s->stk, &proto, &port, &lid)) {
+        rt_serve(s->stk, proto, port, lid, how);
+        /* Connections waiting on the queue of a listener this process
+         * closes go to a process that still serves the port (Linux's
+         * queue is shared); after an epoll removal they move only if it
+         * lasts (rt__share_export_unserved). */
+        if (how == RT_SERVE_CLOSE && s->type == SOCK_STREAM)
+            rt_migrate_out(s->stk);
+    }
     rt_unlock();
     atomic_store(&s->served, how == RT_SERVE_ON ? mark : 0);
 }
@@ -392,6 +399,16 @@ pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
         return 0;
     rt_lock();
     ev = stk_sock_events(s->stk, gen);
+    /* A listener also reads as ready while connections another process
+     * moved out wait for the port (rt_migrate_out). */
+    if (!(ev & EPOLLIN) && s->type == SOCK_STREAM &&
+        stk_sock_is_listening(s->stk)) {
+        int proto;
+        uint16_t port;
+        uint32_t lid;
+        if (stk_sock_service(s->stk, &proto, &port, &lid) && rt_migrants(port))
+            ev |= EPOLLIN | EPOLLRDNORM;
+    }
     rt_unlock();
     if (!(ev & EPOLLIN) && atomic_load(&s->kside) && kernel_readable(fd))
         ev |= EPOLLIN | EPOLLRDNORM;

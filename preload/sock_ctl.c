@@ -186,6 +186,9 @@ accept_op(struct stk_sock *stk, void *arg)
 
     for (;;) {
         rc = stk_sock_accept(stk, &x->ns, x->a, x->len);
+        /* Nothing queued here: one another process moved out, if any. */
+        if (rc == -EAGAIN && rt_migrate_in(stk) > 0)
+            rc = stk_sock_accept(stk, &x->ns, x->a, x->len);
         if (rc != 0 || !stk_sock_frozen(x->ns, &f))
             return rc;
         if (rt_flow_claim(&f) > 0) {

@@ -94,6 +94,7 @@ poll_shared(void)
     mine = rt__share_drain();
     run_timers(now);
     n = rt__share_rx(now, &bytes);
+    rt__share_export_unserved();
     run_timers(now); /* the deadline, after what the input scheduled */
     RT_STAT_ADD(rx_frames, (uint64_t)n);
     RT_STAT_ADD(rx_bytes, bytes);

@@ -97,7 +97,9 @@ void rt_atfork_child(void);
 /*  CLOSE: the process closed its listening socket (one copy fewer; when
  *  no process holds one any more, SYNs are refused again). */
 enum { RT_SERVE_OFF = 0, RT_SERVE_ON, RT_SERVE_DECLARE, RT_SERVE_CLOSE };
-void rt_serve(int proto, uint16_t port, uint32_t lid, int how);
+struct stk_sock;
+void rt_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid,
+              int how);
 /** A thread of this process starts (on) or stops (off) a blocking wait
  *  for connections on the listener (accept: in accept() itself, else in
  *  poll/epoll): new connections go to waiting servers first, and for
@@ -108,6 +110,14 @@ void rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on,
 void rt_serve_accepted(int proto, uint16_t port, uint32_t lid);
 
 struct stk_flow;
+struct stk_sock;
+/** This process stops serving the listener l (epoll removal or close):
+ *  move its waiting connections to a process that serves the port. */
+int rt_migrate_out(struct stk_sock *l);
+/** Queue on l a connection another process moved out; 1 if one came. */
+int rt_migrate_in(struct stk_sock *l);
+/** Whether moved connections wait for port (listener readiness). */
+bool rt_migrants(uint16_t port);
 /** Claim a connection copied by fork: 1 (this process has it now; thaw
  *  it, then rt_flow_replay), 0 (another process has it), -ENODEV (the
  *  port is not shared). Stack lock held. */

@@ -128,6 +128,7 @@ void rt__share_sleep_end(bool woken);
 bool rt__share_prepare(void);
 void rt__share_child(void);
 bool rt__share_exit(void);
+void rt__share_export_unserved(void);
 
 /* port.c: the tx burst itself (caller holds the port if shared). */
 void rt__tx_flush_locked(void);

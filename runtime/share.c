@@ -59,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -88,6 +89,9 @@
 /* A pending SYN handed to a blocking server counts as being set up for
  * this long at most (a handshake that never completes frees it). */
 #define INFLIGHT_NS 1000000000ull
+/* A listener this process stopped serving keeps its queue this long
+ * before the connections move to another process. */
+#define UNSERVED_NS 2000000ull
 
 enum { SLOT_FREE = 0, SLOT_RESERVED, SLOT_LIVE };
 
@@ -139,8 +143,22 @@ struct sh_held {
     struct rte_mbuf *m; /* NULL: free */
 };
 
+/* Connections queued on a listener in one process and moved to another
+ * (stack/migrate.c): see rt_migrate_out. */
+#define SH_MIG 64
+#define SH_MIG_DATA 16384
+struct sh_mig {
+    uint8_t used;
+    uint16_t port;
+    uint64_t t_ns;
+    struct stk_conn_image img;
+    uint8_t data[SH_MIG_DATA];
+};
+
 struct sh_region {
     pthread_mutex_t port_mu;
+    _Atomic uint32_t nmig;
+    struct sh_mig mig[SH_MIG];
     _Atomic uint64_t last_app_poll_ns; /* any process's application thread */
     uint64_t key[2];
     uint64_t last_sweep_ns;
@@ -172,12 +190,15 @@ struct local_svc {
     uint16_t port;
     uint32_t lid;
     bool serving;
+    struct stk_sock *stk; /* the listening socket (NULL for UDP) */
+    uint64_t off_ns;      /* when it stopped serving */
 };
 #define LOCAL_SVCS 256
 static struct local_svc lsv[LOCAL_SVCS];
 static int nlsv;
 
 static uint64_t wake_mask; /* slots given frames in this dispatch */
+static void wake_slots(void);
 
 /* ---- the port lock --------------------------------------------------------
  */
@@ -481,6 +502,17 @@ svc_drop_if_unheld(struct sh_svc *v)
     v->npend = 0;
     v->n = 0;
     v->used = 0;
+    for (int k = 0; k < SH_MIG; k++) {
+        struct sh_mig *g = &sh->mig[k];
+        struct sh_flow *e;
+        if (!g->used || g->port != v->port)
+            continue;
+        e = flow_find(&g->img.f);
+        if (e != NULL)
+            flow_erase(e);
+        g->used = 0;
+        atomic_fetch_sub(&sh->nmig, 1);
+    }
 }
 
 static void
@@ -579,7 +611,7 @@ rt_serve_accepted(int proto, uint16_t port, uint32_t lid)
 }
 
 void
-rt_serve(int proto, uint16_t port, uint32_t lid, int how)
+rt_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid, int how)
 {
     struct local_svc *l = NULL;
     bool shared = sh != NULL && me >= 0;
@@ -603,6 +635,7 @@ rt_serve(int proto, uint16_t port, uint32_t lid, int how)
         if (l == NULL)
             return;
         l->serving = false;
+        l->off_ns = rt_now_ns();
         if (shared) {
             port_lock();
             svc_set(l, false);
@@ -614,7 +647,9 @@ rt_serve(int proto, uint16_t port, uint32_t lid, int how)
         if (nlsv == LOCAL_SVCS)
             return;
         l = &lsv[nlsv++];
-        *l = (struct local_svc){proto, port, lid, false};
+        *l = (struct local_svc){
+            proto,      port, lid, false, proto == IPPROTO_TCP ? stk : NULL,
+            rt_now_ns()};
     } else if (l->serving || how == RT_SERVE_DECLARE) {
         return;
     }
@@ -627,6 +662,156 @@ rt_serve(int proto, uint16_t port, uint32_t lid, int how)
             svc_set(l, true);
         port_unlock();
     }
+}
+
+/* Input every frame waiting in this process's ring (port lock held):
+ * before its connections are copied or moved away. */
+static void
+drain_own_locked(void)
+{
+    struct rte_mbuf *m;
+
+    while ((m = ring_get(&sh->slot[me].rx)) != NULL) {
+        stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
+                      m->hash.usr);
+        rt__mbuf_recycle(m);
+    }
+}
+
+/* ---- moving queued connections (stack/migrate.c) ----------------------- */
+
+/* This process stops serving listener l (epoll removal, close): the
+ * connections waiting on its queue would wait for it, where Linux lets
+ * any process holding the listener take them. If another process serves
+ * the port, they move to the shared area; their segments are held until
+ * a server imports them (rt_migrate_in), and the servers are woken so
+ * that their listener reads as ready. Stack lock held. */
+int
+rt_migrate_out(struct stk_sock *l)
+{
+    struct sh_svc *v;
+    uint32_t lid;
+    uint16_t port;
+    int proto, n = 0;
+    bool other = false;
+
+    if (!rt__shared || !stk_sock_service(l, &proto, &port, &lid) ||
+        proto != IPPROTO_TCP)
+        return 0;
+    port_lock();
+    v = svc_find(IPPROTO_TCP, port, false);
+    for (int i = 0; v != NULL && i < v->n; i++)
+        if (v->v[i].slot != me)
+            other = true;
+    if (other) {
+        /* Segments already handed to us belong with what moves. */
+        drain_own_locked();
+        ops_apply();
+    }
+    for (int k = 0; other && k < SH_MIG; k++) {
+        struct sh_mig *g = &sh->mig[k];
+        struct sh_flow *e;
+
+        if (g->used)
+            continue;
+        if (stk_listener_export(l, &g->img, g->data, SH_MIG_DATA) <= 0)
+            break;
+        e = flow_find(&g->img.f);
+        if (e != NULL) {
+            e->frozen = 1; /* held for the importer */
+            e->holders = 0;
+        }
+        g->used = 1;
+        g->port = port;
+        g->t_ns = rt_now_ns();
+        atomic_fetch_add(&sh->nmig, 1);
+        RT_STAT_INC(share_moved_out);
+        n++;
+    }
+    for (int i = 0; n > 0 && i < v->n; i++)
+        wake_mask |= 1ull << v->v[i].slot;
+    port_unlock();
+    if (wake_mask != 0)
+        wake_slots();
+    return n;
+}
+
+bool
+rt_migrants(uint16_t port)
+{
+    if (!rt__shared ||
+        atomic_load_explicit(&sh->nmig, memory_order_relaxed) == 0)
+        return false;
+    for (int k = 0; k < SH_MIG; k++)
+        if (sh->mig[k].used && sh->mig[k].port == port)
+            return true;
+    return false;
+}
+
+/* After a poll: connections that completed on a listener this process
+ * does not serve (it left the epoll set before their handshake ended, or
+ * never served it) move out too. Stack lock held. */
+void
+rt__share_export_unserved(void)
+{
+    uint64_t now = 0;
+
+    for (int i = 0; i < nlsv; i++) {
+        struct local_svc *l = &lsv[i];
+        if (l->serving || l->stk == NULL ||
+            !(stk_sock_events(l->stk, NULL) & EPOLLIN))
+            continue;
+        if (now == 0)
+            now = rt_now_ns();
+        /* nginx takes listeners out of its epoll set and puts them back
+         * at once (EPOLLEXCLUSIVE rotation): move only after a while. */
+        if (now - l->off_ns >= UNSERVED_NS)
+            rt_migrate_out(l->stk);
+    }
+}
+
+/* Take the oldest connection moved out for listener l's port and queue it
+ * on l (1), or 0. Stack lock held. */
+int
+rt_migrate_in(struct stk_sock *l)
+{
+    struct sh_mig *g = NULL;
+    struct stk_flow f;
+    struct sh_flow *e;
+    uint32_t lid;
+    uint16_t port;
+    int proto, rc;
+
+    if (!rt__shared ||
+        atomic_load_explicit(&sh->nmig, memory_order_relaxed) == 0 ||
+        !stk_sock_service(l, &proto, &port, &lid) || proto != IPPROTO_TCP)
+        return 0;
+    port_lock();
+    for (int k = 0; k < SH_MIG; k++) {
+        struct sh_mig *x = &sh->mig[k];
+        if (x->used && x->port == port && (g == NULL || x->t_ns < g->t_ns))
+            g = x;
+    }
+    if (g == NULL) {
+        port_unlock();
+        return 0;
+    }
+    f = g->img.f;
+    e = flow_find(&f);
+    if (e != NULL) {
+        e->frozen = 0; /* ours now; the held segments stay for replay */
+        e->owner = (uint8_t)me;
+        e->tw = 0;
+    }
+    rc = stk_listener_import(l, &g->img, g->data);
+    g->used = 0;
+    atomic_fetch_sub(&sh->nmig, 1);
+    port_unlock();
+    if (rc < 0)
+        return 0;
+    RT_STAT_INC(share_moved_in);
+    rt_flow_replay(&f);
+    return 1;
 }
 
 /* ---- slots ------------------------------------------------------------------
@@ -1304,14 +1489,7 @@ rt__share_prepare(void)
     /* Frames already handed to this process belong to the state the
      * child copies: input them now, or they would reach a stack that has
      * since frozen or dropped their connection. */
-    {
-        struct rte_mbuf *m;
-        while ((m = ring_get(&sh->slot[me].rx)) != NULL) {
-            stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
-                          m->hash.usr);
-            rt__mbuf_recycle(m);
-        }
-    }
+    drain_own_locked();
     ops_apply();
     rt__tx_flush_locked();
     for (int i = 0; i < SH_SLOTS; i++) {

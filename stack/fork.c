@@ -43,6 +43,12 @@ static int mute; /* > 0: pcb list moves made here are not reported */
 uint32_t stk__in_lid;
 
 void
+stk__flow_mute(bool on)
+{
+    mute += on ? 1 : -1;
+}
+
+void
 stk_set_flow_ops(const struct stk_flow_ops *ops)
 {
     flow_ops = ops;

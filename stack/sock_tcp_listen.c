@@ -153,22 +153,14 @@ group_pick(struct stk_lgroup *g, struct tcp_pcb *newpcb)
     return NULL;
 }
 
-static err_t
-cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+/* A new connection's socket, queued on listener l (options inherited). */
+struct stk_sock *
+stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb)
 {
-    struct stk_lgroup *g = arg;
-    struct stk_sock *l, *c;
+    struct stk_sock *c = stk__sock_alloc(SOCK_STREAM);
 
-    if (g == NULL || err != ERR_OK || newpcb == NULL)
-        return ERR_VAL; /* lwIP aborts newpcb */
-    l = group_pick(g, newpcb);
-    if (l == NULL) {
-        RT_STAT_INC(tcp_listen_overflow);
-        return ERR_VAL;
-    }
-    c = stk__sock_alloc(SOCK_STREAM);
     if (c == NULL)
-        return ERR_MEM;
+        return NULL;
     c->st = STK_TCP_CONNECTED;
     c->ever_connected = c->connect_reported = c->bound = true;
     c->reuseaddr = l->reuseaddr;
@@ -190,7 +182,6 @@ cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
     c->peer_port = newpcb->remote_port;
     stk__tcp_attach(c, newpcb);
     stk__tcp_apply_opts(c);
-    stk__tcp_window_clamp(c);
     c->listener = l;
     if (l->accq_tail != NULL)
         l->accq_tail->acc_next = c;
@@ -198,8 +189,34 @@ cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
         l->accq_head = c;
     l->accq_tail = c;
     l->accq_len++;
-    group_update_backlog(g);
+    group_update_backlog(l->lgrp);
     stk__changed(l, true);
+    return c;
+}
+
+void
+stk__tcp_group_backlog(struct stk_lgroup *g)
+{
+    group_update_backlog(g);
+}
+
+static err_t
+cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
+{
+    struct stk_lgroup *g = arg;
+    struct stk_sock *l, *c;
+
+    if (g == NULL || err != ERR_OK || newpcb == NULL)
+        return ERR_VAL; /* lwIP aborts newpcb */
+    l = group_pick(g, newpcb);
+    if (l == NULL) {
+        RT_STAT_INC(tcp_listen_overflow);
+        return ERR_VAL;
+    }
+    c = stk__tcp_queue_new(l, newpcb);
+    if (c == NULL)
+        return ERR_MEM;
+    stk__tcp_window_clamp(c);
     return ERR_OK;
 }
 

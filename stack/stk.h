@@ -190,6 +190,24 @@ void stk_sock_drop_frozen(struct stk_sock *s);
 bool stk_sock_service(const struct stk_sock *s, int *proto, uint16_t *port,
                       uint32_t *lid);
 
+/** A connection queued on a listener and never accepted, moved to another
+ *  process's stack (stack/migrate.c). */
+#define STK_CONN_IMAGE_BYTES 512
+struct stk_conn_image {
+    uint64_t pcb[STK_CONN_IMAGE_BYTES / 8]; /* lwIP's tcp_pcb, aligned */
+    struct stk_flow f;
+    uint32_t len; /* bytes of received data, stored next to the image */
+    bool fin;     /* the peer already closed its side */
+};
+/** Take one movable connection off listener l: 1 (img and data filled,
+ *  this stack's copy dropped silently), 0 when none can move. */
+int stk_listener_export(struct stk_sock *l, struct stk_conn_image *img,
+                        void *data, uint32_t cap);
+/** Queue an exported connection on listener l, as if it had been made
+ *  here. 0 or -errno. */
+int stk_listener_import(struct stk_sock *l, const struct stk_conn_image *img,
+                        const void *data);
+
 /** stk_input() for a frame the runtime dispatched to the listener lid:
  *  a SYN goes to that member of a SO_REUSEPORT group. */
 void stk_input_lid(const void *frame, uint16_t len, uint32_t lid);

@@ -176,6 +176,9 @@ uint32_t stk__tcp_snd_avail(struct stk_sock *s);
 void stk__tcp_init(void);
 
 /* sock_tcp_listen.c */
+/** A socket for newpcb, queued on listener l (options inherited). */
+struct stk_sock *stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb);
+void stk__tcp_group_backlog(struct stk_lgroup *g);
 int stk__tcp_listen(struct stk_sock *s, int backlog);
 int stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
                     struct sockaddr *addr, socklen_t *len);
@@ -231,6 +234,8 @@ void stk__flow_note(const struct tcp_pcb *pcb, bool add, bool tw);
  *  port whose 4-tuple to ip:port no other process uses. 0, -errno, or 1
  *  when there is no sharing (lwIP picks the port). */
 int stk__flow_bind_ephemeral(struct tcp_pcb *pcb, uint32_t ip, uint16_t port);
+/** Moves of pcbs made while muted are not reported to the runtime. */
+void stk__flow_mute(bool on);
 /** The listener id the frame being input was dispatched to (0: none). */
 extern uint32_t stk__in_lid;
 

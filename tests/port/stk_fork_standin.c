@@ -37,3 +37,44 @@ stk_pending_output(void)
 {
     return 0; /* no connections, nothing to linger for at exit */
 }
+
+bool
+stk_sock_service(const struct stk_sock *s, int *proto, uint16_t *port,
+                 uint32_t *lid)
+{
+    (void)s;
+    (void)proto;
+    (void)port;
+    (void)lid;
+    return false; /* no listeners in the stand-in */
+}
+
+int
+stk_listener_export(struct stk_sock *l, struct stk_conn_image *img, void *data,
+                    uint32_t cap)
+{
+    (void)l;
+    (void)img;
+    (void)data;
+    (void)cap;
+    return 0;
+}
+
+int
+stk_listener_import(struct stk_sock *l, const struct stk_conn_image *img,
+                    const void *data)
+{
+    (void)l;
+    (void)img;
+    (void)data;
+    return -1;
+}
+
+uint32_t
+stk_sock_events(struct stk_sock *s, uint32_t *gen)
+{
+    (void)s;
+    if (gen != NULL)
+        *gen = 0;
+    return 0;
+}

@@ -189,17 +189,6 @@ no_client_conns_open() { [[ -z $(client_conns_open) ]]; }
 check_conns_closed() {
     if busywait 5000 no_client_conns_open; then
         pass "$1: no client connection left open"
-    elif [[ ${2:-} == accept_mutex && $NGX_MODE == accel ]]; then
-        # Known limitation (docs/DESIGN.md section 9): with accept_mutex on,
-        # connections a worker had taken before it lost the mutex wait in
-        # its own queue until it gets the mutex back, which the holder
-        # keeps while it sleeps; on Linux the queue is shared. Reported,
-        # not failed; they must still be served or closed eventually
-        # (checked when nginx stops: no connection survives it).
-        log "known limitation: $1: $(client_conns_open | tr '\n' ' ')left open with accept_mutex on"
-        KNOWN_STRANDED=1
-    elif false; then
-        pass "$1: no client connection left open"
     else
         check_fail "$1: client connections left open 5 s after the clients exited: $(client_conns_open | tr '\n' ' ')" \
             "(e.g. $(K ss -Htn state fin-wait-2 state established "( dst $AIP and dport = :80 )" |
