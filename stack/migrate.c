@@ -62,6 +62,40 @@ unqueue(struct stk_sock *l, struct stk_sock *c, struct stk_sock *prev)
     l->accq_len--;
 }
 
+/* A handshake in progress on l's lwIP listener (SYN-RCVD: no socket yet),
+ * when l is its last socket: it would end on a closed listener and be
+ * reset. Its SYN-ACK is not copied (the peer's SYN retransmission makes
+ * the importer answer again). */
+static int
+export_half(struct stk_sock *l, struct stk_conn_image *img)
+{
+    struct tcp_pcb *p;
+
+    if (l->lgrp == NULL || l->lgrp->n != 1)
+        return 0;
+    for (p = tcp_active_pcbs; p != NULL; p = p->next)
+        if (p->state == SYN_RCVD &&
+            p->listener == (struct tcp_pcb_listen *)l->lgrp->lpcb)
+            break;
+    if (p == NULL)
+        return 0;
+    memcpy(img->pcb, p, sizeof(*p));
+    img->f.lip = ip4_addr_get_u32(&p->local_ip);
+    img->f.rip = ip4_addr_get_u32(&p->remote_ip);
+    img->f.lport = p->local_port;
+    img->f.rport = p->remote_port;
+    img->len = 0;
+    img->fin = false;
+    img->half = true;
+    stk__flow_mute(true);
+    tcp_arg(p, NULL);
+    tcp_err(p, NULL);
+    tcp_clear_flags(p, TF_ACK_DELAY | TF_ACK_NOW);
+    tcp_abandon(p, 0);
+    stk__flow_mute(false);
+    return 1;
+}
+
 int
 stk_listener_export(struct stk_sock *l, struct stk_conn_image *img, void *data,
                     uint32_t cap)
@@ -76,7 +110,7 @@ stk_listener_export(struct stk_sock *l, struct stk_conn_image *img, void *data,
         if (exportable(c, cap))
             break;
     if (c == NULL)
-        return 0;
+        return export_half(l, img);
     unqueue(l, c, prev);
     p = c->pcb.tcp;
     memcpy(img->pcb, p, sizeof(*p));
@@ -85,6 +119,7 @@ stk_listener_export(struct stk_sock *l, struct stk_conn_image *img, void *data,
     img->f.lport = p->local_port;
     img->f.rport = p->remote_port;
     img->fin = c->fin_rcvd;
+    img->half = false;
     for (uint32_t i = 0; i < c->rxq.count; i++) {
         struct stk_rx_item *it = stk__ring_at(&c->rxq, i);
         n += pbuf_copy_partial(it->p, (uint8_t *)data + n,
@@ -140,6 +175,15 @@ stk_listener_import(struct stk_sock *l, const struct stk_conn_image *img,
 #if TCP_OVERSIZE
     p->unsent_oversize = 0;
 #endif
+    if (img->half) {
+        /* The handshake ends here: lwIP then calls our listener's accept
+         * callback, which queues the connection as usual. */
+        p->snd_queuelen = 0; /* its SYN-ACK stayed behind */
+        p->listener = (struct tcp_pcb_listen *)l->lgrp->lpcb;
+        p->callback_arg = l->lgrp;
+        TCP_REG_ACTIVE(p);
+        return 0;
+    }
     /* Reported to the runtime as this process's connection. */
     TCP_REG_ACTIVE(p);
     c = stk__tcp_queue_new(l, p);

@@ -198,9 +198,12 @@ struct stk_conn_image {
     struct stk_flow f;
     uint32_t len; /* bytes of received data, stored next to the image */
     bool fin;     /* the peer already closed its side */
+    bool half;    /* handshake not finished (SYN-RCVD): no socket yet */
 };
 /** Take one movable connection off listener l: 1 (img and data filled,
- *  this stack's copy dropped silently), 0 when none can move. */
+ *  this stack's copy dropped silently), 0 when none can move. Queued
+ *  connections first; then, if l is the last socket on its lwIP listener,
+ *  handshakes still in progress on it. */
 int stk_listener_export(struct stk_sock *l, struct stk_conn_image *img,
                         void *data, uint32_t cap);
 /** Queue an exported connection on listener l, as if it had been made

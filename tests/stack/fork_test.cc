@@ -246,3 +246,76 @@ TEST_F(Fork, UdpServiceIsItsBoundPort)
 }
 
 } // namespace
+
+namespace
+{
+
+// A connection queued on a listener and never accepted moves to another
+// listener (in the test, of the same stack: the pcb is rebuilt from its
+// image just as another process's stack would): the request it already
+// received comes along, sequence numbers carry on, nothing is sent by the
+// move itself.
+TEST_F(Fork, QueuedConnectionMovesWithItsData)
+{
+    stk_sock *l1 = listener(7070, true);
+    Conn c = passive_open(l1, 7070, 42000);
+    // passive_open accepted it: queue a second one instead, by hand.
+    ASSERT_NE(c.s, nullptr);
+    Conn q;
+    q.sport = 7070;
+    q.pport = 42001;
+    q.snd = 9000;
+    TcpSeg syn;
+    syn.sport = 42001;
+    syn.dport = 7070;
+    syn.seq = q.snd++;
+    syn.flags = SYN;
+    syn.mss = 1460;
+    inject_tcp(syn);
+    std::vector<Pkt> v = drain();
+    ASSERT_EQ(v.size(), 1u);
+    q.rcv = v[0].seq + 1;
+    TcpSeg ack;
+    ack.sport = 42001;
+    ack.dport = 7070;
+    ack.seq = q.snd;
+    ack.ack = q.rcv;
+    ack.flags = ACK;
+    inject_tcp(ack);
+    peer_send(q, pattern(300, 3));
+    advance(10);
+    drain();
+
+    static stk_conn_image img;
+    static uint8_t data[16384];
+    ASSERT_EQ(stk_listener_export(l1, &img, data, sizeof(data)), 1);
+    EXPECT_FALSE(img.half);
+    EXPECT_EQ(img.len, 300u);
+    EXPECT_EQ(img.f.rport, 42001);
+    EXPECT_TRUE(drain().empty()) << "the move must not send anything";
+    stk_sock *none = nullptr;
+    EXPECT_EQ(stk_sock_accept(l1, &none, nullptr, nullptr), -EAGAIN);
+
+    stk_sock *l2 = listener(7071, true);
+    ASSERT_EQ(stk_listener_import(l2, &img, data), 0);
+    stk_sock *m = nullptr;
+    ASSERT_EQ(stk_sock_accept(l2, &m, nullptr, nullptr), 0);
+    socks_.push_back(m);
+    Bytes got;
+    EXPECT_EQ(recv_bytes(m, &got, 1000), 300);
+    EXPECT_EQ(got, pattern(300, 3));
+    // The connection carries on: more data in, an answer out.
+    peer_send(q, pattern(50, 4));
+    advance(10);
+    EXPECT_EQ(recv_bytes(m, &got, 1000), 50);
+    ASSERT_EQ(send_bytes(m, pattern(20, 5)), 20);
+    advance(10);
+    std::vector<Pkt> out;
+    Bytes answer = take_data(q, &out);
+    EXPECT_EQ(answer, pattern(20, 5));
+    ASSERT_FALSE(out.empty());
+    EXPECT_EQ(out[0].sport, 7070);
+    EXPECT_EQ(out[0].ack, q.snd);
+}
+
+} // namespace
