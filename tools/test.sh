@@ -8,7 +8,8 @@
 #   integration    accel-lab up, then ctest -L integration (real binaries
 #                  in the lab namespaces)
 #   differential   ctest -L differential (kernel vs accel traces)
-#   acceptance     ../shared/acceptance/foundation.sh when it exists next to
+#   acceptance     ../shared/acceptance/{foundation,nginx}.sh (one suite each:
+#                  acceptance-foundation, acceptance-nginx) when they exist next to
 #                  the repository
 #
 # Each suite is counted once; the last line is "N passed, N failed" and the
@@ -22,7 +23,7 @@ BUILD=$REPO/build
 ASAN=$REPO/build-asan
 LOGS=$BUILD/test-logs
 JOBS=$(nproc 2>/dev/null || echo 2)
-ACCEPT=$(readlink -f "$REPO/../shared/acceptance/foundation.sh" 2>/dev/null)
+ACCEPT_DIR=$(readlink -f "$REPO/../shared/acceptance" 2>/dev/null)
 
 if [[ $(id -u) -ne 0 ]]; then
     echo "test: must run as root (sudo $0): the lab needs network namespaces" >&2
@@ -91,12 +92,14 @@ else
     FAILED=$((FAILED + 2))
     FAILED_NAMES+=(integration differential)
 fi
-if [[ -n $ACCEPT && -f $ACCEPT ]]; then
-    # The acceptance script knows only the canonical lab names.
-    suite acceptance 900 env -u ACCEL_LAB_TAG bash "$ACCEPT"
-else
-    echo "test acceptance     ... skipped (no ../shared/acceptance/foundation.sh next to the repository)"
-fi
+for a in foundation nginx; do
+    if [[ -n $ACCEPT_DIR && -f $ACCEPT_DIR/$a.sh ]]; then
+        # The acceptance scripts know only the canonical lab names.
+        suite "acceptance-$a" 900 env -u ACCEL_LAB_TAG bash "$ACCEPT_DIR/$a.sh"
+    else
+        echo "test acceptance-$a ... skipped (no ../shared/acceptance/$a.sh next to the repository)"
+    fi
+done
 
 ((FAILED == 0)) || echo "failed suites: ${FAILED_NAMES[*]}"
 echo "$PASSED passed, $FAILED failed"
