@@ -126,6 +126,10 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         }
         if (rc >= 0)
             return (ssize_t)total + rc;
+        /* Nothing to read: the thread will wait or poll for the answer to
+         * what it sent, so what it deferred (ACCEL_TX_DEFER) goes now. */
+        if (rc == -EAGAIN && nb)
+            rt_flush();
         if (rc != -EAGAIN || nb)
             return total ? (ssize_t)total : rc;
         if (deadline == -2)

@@ -66,6 +66,7 @@ static _Atomic uint64_t wake_gen;
 _Atomic int rt__sleepers;
 
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+static bool slots_ready; /* slots_init ran: the fds below are real */
 static pthread_key_t slot_key;
 static __thread int my_slot = -1;
 
@@ -90,6 +91,7 @@ slots_init(void)
     for (int i = 0; i < MAX_SLEEPERS; i++)
         atomic_store(&slots[i].fd, -1);
     pthread_key_create(&slot_key, slot_release);
+    slots_ready = true;
 }
 
 /* The calling thread's slot, created on first use; -1 if none is free. */
@@ -498,8 +500,10 @@ void
 rt__block_atfork_child(void)
 {
     /* The parent's threads' eventfds: this process has copies of the
-     * descriptors, which still wake the parent's threads. Close ours. */
-    for (int i = 0; i < MAX_SLEEPERS; i++) {
+     * descriptors, which still wake the parent's threads. Close ours.
+     * (Before any thread waited, the table holds zeros, not fds: leave
+     * fd 0 alone.) */
+    for (int i = 0; slots_ready && i < MAX_SLEEPERS; i++) {
         int fd = atomic_exchange(&slots[i].fd, -1);
         atomic_store(&slots[i].sleeping, 0);
         if (fd >= 0)

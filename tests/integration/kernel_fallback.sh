@@ -32,4 +32,20 @@ check "fallback_probe finished every step" grep -qx "ALL OK" "$T/probe.out"
 check_eq "stats tcp_connect (only the accelerated connection)" "$(stat_get "$T/probe.err" tcp_connect)" 1
 check_ge "stats rx_frames (1 MB echoed)" "$(stat_get "$T/probe.err" rx_frames)" 700
 check_ge "stats sock_kernel (the loopback socket)" "$(stat_get "$T/probe.err" sock_kernel)" 1
+
+# A fork child of a process that never waited in the library keeps its
+# standard fds (a regression once closed fd 0 in every fork child: `timeout
+# sockperf` then ran sockperf without stdin and its socket took fd 0).
+out=$(AX "$PY" -c '
+import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.fstat(0); os._exit(0)
+    except OSError:
+        os._exit(3)
+_, st = os.waitpid(pid, 0)
+print("child-status", os.waitstatus_to_exitcode(st))
+' </dev/null 2>&1)
+check_eq "fork child keeps fd 0" "$(grep -o 'child-status .*' <<<"$out")" "child-status 0"
 finish
