@@ -147,7 +147,7 @@ errors() { awk '/Socket errors|Non-2xx/ {print}' "$1" | tr -s ' ' | paste -sd';'
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'; }
 
 echo
-echo "== results: nginx (1 process, CPU 1) <- wrk -t1 -c$CONNS -d${SECS}s (CPU 0), same veth"
+echo "== results: nginx (master + 1 worker, CPU 1) <- wrk -t1 -c$CONNS -d${SECS}s (CPU 0), same veth"
 printf '%-12s %-8s %12s %12s %14s\n' url metric kernel accel accel/kernel
 for url in "${URLS[@]}"; do
     k=$W/wrk-kernel$(tr / _ <<<"$url").out
