@@ -344,6 +344,17 @@ flow_insert(const struct stk_flow *f)
     return &sh->flow[i];
 }
 
+/* The entry names this process as the connection's only owner (live, not
+ * in TIME-WAIT); segments held for it stay until replayed or freed. */
+static void
+flow_take(struct sh_flow *e)
+{
+    e->owner = (uint8_t)me;
+    e->frozen = 0;
+    e->holders = 0;
+    e->tw = 0;
+}
+
 static void
 held_free(const struct stk_flow *f)
 {
@@ -394,9 +405,7 @@ ops_apply(void)
             if (e != NULL) {
                 if (e->frozen)
                     held_free(&ops[k].f);
-                e->owner = (uint8_t)me;
-                e->frozen = 0;
-                e->holders = 0;
+                flow_take(e);
                 e->tw = ops[k].tw;
             }
         } else {
@@ -452,8 +461,7 @@ flow_reserve(const struct stk_flow *f, bool take)
         if (e != NULL || (e = flow_insert(f)) == NULL) {
             ok = false;
         } else {
-            e->owner = (uint8_t)me;
-            e->tw = 0;
+            flow_take(e);
         }
     } else if (e != NULL && !e->frozen && e->owner == me) {
         flow_erase(e);
@@ -798,11 +806,8 @@ rt_migrate_in(struct stk_sock *l)
     }
     f = g->img.f;
     e = flow_find(&f);
-    if (e != NULL) {
-        e->frozen = 0; /* ours now; the held segments stay for replay */
-        e->owner = (uint8_t)me;
-        e->tw = 0;
-    }
+    if (e != NULL)
+        flow_take(e); /* the held segments stay for the replay below */
     rc = stk_listener_import(l, &g->img, g->data);
     g->used = 0;
     atomic_fetch_sub(&sh->nmig, 1);
@@ -1287,9 +1292,7 @@ rt_flow_claim(const struct stk_flow *f)
     ops_apply();
     e = flow_find(f);
     if (e != NULL && e->frozen && (e->holders & (1ull << me))) {
-        e->frozen = 0;
-        e->owner = (uint8_t)me;
-        e->holders = 0;
+        flow_take(e);
         r = 1;
         RT_STAT_INC(share_claims);
     } else if (e != NULL && !e->frozen && e->owner == me) {
@@ -1311,9 +1314,7 @@ rt_flow_release(const struct stk_flow *f)
     e = flow_find(f);
     if (e != NULL && e->frozen && (e->holders & (1ull << me))) {
         if (e->holders == (1ull << me)) {
-            e->frozen = 0;
-            e->owner = (uint8_t)me;
-            e->holders = 0;
+            flow_take(e);
             r = 1; /* the last copy: the caller closes it for real */
         } else {
             e->holders &= ~(1ull << me);
@@ -1359,11 +1360,8 @@ publish_flow(void *ctx, const struct stk_flow *f, bool has_sock)
 
     (void)ctx;
     (void)has_sock;
-    if (e != NULL) {
-        e->owner = (uint8_t)me;
-        e->frozen = 0;
-        e->holders = 0;
-    }
+    if (e != NULL)
+        flow_take(e);
 }
 
 /* The first fork: make the region, with this process in slot 0. */
@@ -1568,10 +1566,4 @@ rt__share_exit(void)
     rt__shared = false;
     stk_set_flow_ops(NULL);
     return last;
-}
-
-bool
-rt__share_ready_after_fork(void)
-{
-    return sh != NULL && child_slot >= 0;
 }

@@ -46,12 +46,6 @@ stk_next_timer_ms(void)
     return 60000;
 }
 
-int
-stk_close_all_at_exit(void)
-{
-    return 0; /* no connections in this stand-in stack */
-}
-
 static int failures;
 
 static void

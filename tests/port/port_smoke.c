@@ -126,12 +126,6 @@ stk_next_timer_ms(void)
     return 1000;
 }
 
-int
-stk_close_all_at_exit(void)
-{
-    return 0; /* no connections in this stand-in stack */
-}
-
 void
 stk_input(const void *frame, uint16_t len)
 {
