@@ -83,7 +83,7 @@ run_timers(uint64_t now)
 
 /* Shared port (after a fork): frames other processes dispatched here,
  * then the timers, then, with the port lock, an rx burst dispatched
- * across the processes and the tx flush (runtime/share.c). */
+ * across the processes and the tx flush (runtime/share_rx.c). */
 static int
 poll_shared(void)
 {

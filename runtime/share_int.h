@@ -1,0 +1,209 @@
+/*
+ * The fork model's shared state (share.c and its companions), internal to
+ * runtime/: the region's layout, this process's view of it and the
+ * helpers the files use across each other.
+ *
+ *   share.c           the region, the port lock, fork and exit
+ *   share_flow.c      the flow table: reports, reservations, claims
+ *   share_serve.c     services (who serves which port) and moving queued
+ *                     connections between processes
+ *   share_slot.c      process slots: liveness and cleanup of the gone
+ *   share_rx.c        the poll turn: receive, dispatch, wake, sleep
+ *
+ * Locking: the region's tables change only under the port lock
+ * (rt__sh_port_lock); each process's ring is single-producer (the port
+ * lock holder) single-consumer (the process, under its stack lock).
+ */
+#ifndef ACCEL_RT_SHARE_INT_H
+#define ACCEL_RT_SHARE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_mbuf.h>
+
+#include "stk.h"
+
+#include "rt_int.h"
+#include "siphash.h"
+#include "stats.h"
+#include "stk.h"
+
+#define SH_SLOTS 64
+#define SH_RING 4096u /* mbufs queued for one process */
+#define SH_FLOWS (1u << 18)
+#define SH_FLOW_MAX (SH_FLOWS / 4 * 3)
+#define SH_SVCS 256
+#define SH_SRV 64
+#define SH_HELD 1024
+#define SWEEP_NS 100000000ull
+#define RESERVE_TIMEOUT_NS 10000000000ull
+/* A pending SYN handed to a blocking server counts as being set up for
+ * this long at most (a handshake that never completes frees it). */
+#define INFLIGHT_NS 1000000000ull
+/* A listener this process stopped serving keeps its queue this long
+ * before the connections move to another process. */
+#define UNSERVED_NS 2000000ull
+
+enum { SLOT_FREE = 0, SLOT_RESERVED, SLOT_LIVE };
+
+struct sh_ring {
+    _Atomic uint32_t head, tail; /* consumer, producer */
+    struct rte_mbuf *e[SH_RING];
+};
+
+struct sh_slot {
+    _Atomic int state;
+    _Atomic int pid;
+    uint64_t reserved_ns;
+    pthread_mutex_t token; /* held by the process while it lives */
+    bool tokenless;        /* its holder thread ended: check by pid */
+    int efd;
+    _Atomic int sleepers;
+    _Atomic bool active; /* has polled: gets ARP copies */
+    _Atomic uint64_t drops;
+    struct sh_ring rx;
+};
+
+struct sh_flow {
+    uint32_t lip, rip;
+    uint16_t lport, rport;
+    uint8_t used, frozen, owner, tw; /* tw: in the owner's TIME-WAIT */
+    uint64_t holders;                /* frozen: slots holding a copy */
+};
+
+#define SH_PENDING 64
+
+struct sh_svc {
+    uint8_t used, proto;
+    uint16_t port;
+    uint16_t n;
+    bool blocking; /* its servers block in accept: SYNs wait for one */
+    uint8_t copies[SH_SLOTS]; /* listening sockets each process holds */
+    uint16_t npend;
+    struct rte_mbuf *pend[SH_PENDING]; /* SYNs no waiting server took */
+    struct {
+        uint8_t slot;
+        uint16_t waiting; /* threads blocked accepting/polling on it */
+        uint32_t lid;
+        uint64_t inflight_ns; /* a pending SYN was handed to it then */
+    } v[SH_SRV];
+};
+
+struct sh_held {
+    struct stk_flow f;
+    struct rte_mbuf *m; /* NULL: free */
+};
+
+/* Connections queued on a listener in one process and moved to another
+ * (stack/migrate.c): see rt_migrate_out. */
+#define SH_MIG 64
+#define SH_MIG_DATA 16384
+struct sh_mig {
+    uint8_t used;
+    uint16_t port;
+    uint64_t t_ns;
+    struct stk_conn_image img;
+    uint8_t data[SH_MIG_DATA];
+};
+
+struct sh_region {
+    pthread_mutex_t port_mu;
+    _Atomic uint32_t nmig;
+    struct sh_mig mig[SH_MIG];
+    _Atomic uint64_t last_app_poll_ns; /* any process's application thread */
+    uint64_t key[2];
+    uint64_t last_sweep_ns;
+    uint32_t nflows;
+    struct sh_slot slot[SH_SLOTS];
+    struct sh_svc svc[SH_SVCS];
+    struct sh_held held[SH_HELD];
+    struct sh_flow flow[SH_FLOWS];
+};
+
+/* This process's services, kept before the region exists too. */
+struct local_svc {
+    int proto;
+    uint16_t port;
+    uint32_t lid;
+    bool serving;
+    struct stk_sock *stk; /* the listening socket (NULL for UDP) */
+    uint64_t off_ns;      /* when it stopped serving */
+};
+#define LOCAL_SVCS 256
+
+extern struct sh_region *rt__sh; /* NULL until the first fork */
+extern int rt__sh_me;            /* this process's slot */
+extern __thread bool rt__sh_port_held;
+extern uint32_t rt__sh_nops; /* flow reports waiting for the port lock */
+extern struct local_svc rt__sh_lsv[LOCAL_SVCS];
+extern int rt__sh_nlsv;
+extern uint64_t rt__sh_wake_mask; /* slots given frames in this dispatch */
+extern const struct stk_flow_ops rt__sh_flow_ops;
+
+/* share.c */
+void rt__sh_robust_init(pthread_mutex_t *mu);
+void rt__sh_port_lock(void);
+bool rt__sh_port_trylock(void);
+void rt__sh_port_unlock(void);
+
+/* share_flow.c (port lock held) */
+uint32_t rt__sh_flow_hash(const struct stk_flow *f);
+struct sh_flow *rt__sh_flow_find(const struct stk_flow *f);
+struct sh_flow *rt__sh_flow_insert(const struct stk_flow *f);
+void rt__sh_flow_take(struct sh_flow *e);
+void rt__sh_flow_erase(struct sh_flow *e);
+void rt__sh_ops_apply(void);
+
+/* share_serve.c (port lock held) */
+struct sh_svc *rt__sh_svc_find(int proto, uint16_t port, bool create);
+void rt__sh_svc_drop_if_unheld(struct sh_svc *v);
+void rt__sh_svc_copies(int proto, uint16_t port, int delta);
+void rt__sh_svc_set(const struct local_svc *l, bool on);
+void rt__sh_drain_own(void);
+
+/* share_slot.c (port lock held) */
+void rt__sh_slot_cleanup(int i);
+bool rt__sh_slot_alive(int i);
+void rt__sh_sweep(uint64_t now);
+
+/* share_rx.c */
+void rt__sh_wake_slots(void);
+
+/* ---- rings: one producer (the port lock holder), one consumer --------- */
+
+static inline bool
+rt__sh_ring_put(struct sh_ring *r, struct rte_mbuf *m)
+{
+    uint32_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_acquire);
+
+    if (t - h >= SH_RING)
+        return false;
+    r->e[t & (SH_RING - 1)] = m;
+    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+    return true;
+}
+
+static inline struct rte_mbuf *
+rt__sh_ring_get(struct sh_ring *r)
+{
+    uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    struct rte_mbuf *m;
+
+    if (h == atomic_load_explicit(&r->tail, memory_order_acquire))
+        return NULL;
+    m = r->e[h & (SH_RING - 1)];
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+    return m;
+}
+
+static inline bool
+rt__sh_ring_empty(struct sh_ring *r)
+{
+    return atomic_load(&r->head) == atomic_load(&r->tail);
+}
+
+#endif /* ACCEL_RT_SHARE_INT_H */

@@ -1,0 +1,368 @@
+/*
+ * The poll turn in shared mode (share_int.h): whoever holds the port lock
+ * receives a burst and dispatches each frame: a TCP segment of a known
+ * connection to its owner; a SYN (or a UDP datagram) to one of the
+ * service's servers, chosen by a hash of the 4-tuple (as SO_REUSEPORT
+ * does), tagged with the listener id so that the owner's stack queues it
+ * on that listener; ARP to itself and a copy to every active process;
+ * anything else to its own stack. Frames for another process go into its
+ * ring, and its eventfd is written if one of its threads sleeps. Each
+ * process drains its ring under its own stack lock, without the port
+ * lock.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "log.h"
+#include "rt.h"
+#include "rt_int.h"
+#include "share_int.h"
+#include "stats.h"
+#include "stk.h"
+
+uint64_t rt__sh_wake_mask;
+
+/* ---- dispatch (port lock and stack lock held) ------------------------- */
+
+static void
+give(int slot, struct rte_mbuf *m, uint32_t lid)
+{
+    struct sh_slot *s = &rt__sh->slot[slot];
+
+    m->hash.usr = lid;
+    if (atomic_load_explicit(&s->state, memory_order_relaxed) != SLOT_LIVE ||
+        !rt__sh_ring_put(&s->rx, m)) {
+        atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
+        RT_STAT_INC(share_drop_ring);
+        rte_pktmbuf_free(m);
+        return;
+    }
+    RT_STAT_INC(share_handed);
+    rt__sh_wake_mask |= 1ull << slot;
+}
+
+static void
+local(struct rte_mbuf *m, uint32_t lid)
+{
+    stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len, lid);
+    rt__mbuf_recycle(m);
+}
+
+static void
+hold(const struct stk_flow *f, struct sh_flow *e, struct rte_mbuf *m)
+{
+    for (int i = 0; i < SH_HELD; i++) {
+        if (rt__sh->held[i].m == NULL) {
+            rt__sh->held[i].f = *f;
+            rt__sh->held[i].m = m;
+            RT_STAT_INC(share_held);
+            rt__sh_wake_mask |= e->holders;
+            if (e->holders & (1ull << rt__sh_me))
+                rt_wakeup();
+            return;
+        }
+    }
+    RT_STAT_INC(share_drop_held);
+    rte_pktmbuf_free(m);
+}
+
+/* A server of (proto, port) for this 4-tuple: -1 none known (no such
+ * service), -2 known but nobody serves it now. A server with a thread
+ * blocked waiting on the listener comes first (one connection per wait,
+ * as a shared accept queue would hand them out: prefork servers whose
+ * children serve one connection at a time depend on it); otherwise the
+ * hash of the 4-tuple picks, as SO_REUSEPORT does. */
+static int
+pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
+{
+    struct sh_svc *v = rt__sh_svc_find(proto, f->lport, false);
+    uint32_t k, nwait = 0, h;
+
+    if (v == NULL)
+        return -1;
+    if (v->n == 0)
+        return -2;
+    h = rt__sh_flow_hash(f);
+    for (int i = 0; i < v->n; i++)
+        if (v->v[i].waiting > 0)
+            nwait++;
+    if (nwait > 0 && proto == IPPROTO_TCP) {
+        k = h % nwait;
+        for (int i = 0; i < v->n; i++) {
+            if (v->v[i].waiting == 0 || k-- != 0)
+                continue;
+            v->v[i].waiting--;
+            v->v[i].inflight_ns = rt_now_ns();
+            *lid = v->v[i].lid;
+            return v->v[i].slot;
+        }
+    }
+    if (v->blocking && proto == IPPROTO_TCP)
+        return -3; /* every server is busy: the SYN waits for one */
+    k = h % v->n;
+    *lid = v->v[k].lid;
+    return v->v[k].slot;
+}
+
+/* A SYN for a service whose servers block in accept, all busy: it waits
+ * (a retransmission replaces the copy already waiting) for the next
+ * server that waits (rt_serve_wait), as in a shared accept queue. */
+static void
+pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
+{
+    struct sh_svc *v = rt__sh_svc_find(IPPROTO_TCP, f->lport, false);
+
+    for (int i = 0; i < v->npend; i++) {
+        const uint8_t *o = rte_pktmbuf_mtod(v->pend[i], const uint8_t *);
+        const uint8_t *oip = o + 14, *ol4 = oip + (oip[0] & 0x0fu) * 4u;
+        uint32_t rip;
+
+        memcpy(&rip, oip + 12, 4);
+        if (rip == f->rip && (uint16_t)(ol4[0] << 8 | ol4[1]) == f->rport) {
+            rte_pktmbuf_free(v->pend[i]);
+            v->pend[i] = m;
+            return;
+        }
+    }
+    if (v->npend == SH_PENDING) {
+        RT_STAT_INC(share_drop_noserver);
+        rte_pktmbuf_free(m);
+        return;
+    }
+    v->pend[v->npend++] = m;
+    RT_STAT_INC(share_syn_pending);
+}
+
+static void
+dispatch(struct rte_mbuf *m)
+{
+    const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *);
+    uint16_t len = m->data_len, type;
+    const uint8_t *ip, *l4;
+    struct stk_flow f;
+    uint32_t lid = 0;
+    unsigned ihl;
+    int to;
+
+    if (len < 14 + 20)
+        goto mine;
+    type = (uint16_t)(fr[12] << 8 | fr[13]);
+    if (type == 0x0806) { /* ARP: every stack keeps its own cache */
+        for (int i = 0; i < SH_SLOTS; i++) {
+            if (i == rt__sh_me || !atomic_load(&rt__sh->slot[i].active) ||
+                atomic_load(&rt__sh->slot[i].state) != SLOT_LIVE)
+                continue;
+            rte_mbuf_refcnt_update(m, 1);
+            give(i, m, 0);
+        }
+        goto mine;
+    }
+    if (type != 0x0800)
+        goto mine;
+    ip = fr + 14;
+    ihl = (ip[0] & 0x0fu) * 4u;
+    if ((ip[0] >> 4) != 4 || ihl < 20 || len < 14 + ihl + 8 ||
+        (((ip[6] << 8) | ip[7]) & 0x3fff) != 0) /* a fragment */
+        goto mine;
+    l4 = ip + ihl;
+    memcpy(&f.lip, ip + 16, 4);
+    memcpy(&f.rip, ip + 12, 4);
+    f.lport = (uint16_t)(l4[2] << 8 | l4[3]);
+    f.rport = (uint16_t)(l4[0] << 8 | l4[1]);
+    if (ip[9] == 6) {
+        struct sh_flow *e;
+
+        bool syn;
+
+        if (len < 14 + ihl + 20)
+            goto mine;
+        syn = (l4[13] & 0x12) == 0x02; /* SYN without ACK */
+        e = rt__sh_flow_find(&f);
+        if (e != NULL && e->frozen) {
+            hold(&f, e, m);
+            return;
+        }
+        if (e != NULL && !(syn && e->tw)) {
+            to = e->owner;
+        } else if (syn) {
+            /* A new connection (also one reusing a 4-tuple that is in
+             * TIME-WAIT somewhere: it goes to a process that serves the
+             * listener, whose report then takes the entry over). */
+            to = pick_server(IPPROTO_TCP, &f, &lid);
+            if (to == -1 && e != NULL)
+                to = e->owner; /* no listener: the TIME-WAIT's owner */
+            if (to == -3) {
+                pend_syn(&f, m);
+                return;
+            }
+            if (to == -2) {
+                RT_STAT_INC(share_drop_noserver);
+                rte_pktmbuf_free(m);
+                return;
+            }
+        } else {
+            to = -1;
+        }
+    } else if (ip[9] == 17) {
+        to = pick_server(IPPROTO_UDP, &f, &lid);
+        if (to == -2)
+            to = -1;
+    } else {
+        to = -1;
+    }
+    if (to >= 0 && to != rt__sh_me) {
+        give(to, m, lid);
+        return;
+    }
+mine:
+    local(m, lid);
+}
+
+void
+rt__sh_wake_slots(void)
+{
+    uint64_t one = 1, mask = rt__sh_wake_mask;
+
+    rt__sh_wake_mask = 0;
+    while (mask != 0) {
+        int i = __builtin_ctzll(mask);
+        mask &= mask - 1;
+        if (i != rt__sh_me && atomic_load(&rt__sh->slot[i].sleepers) > 0) {
+            RT_STAT_INC(share_wakes);
+            syscall(SYS_write, rt__sh->slot[i].efd, &one, sizeof(one));
+        }
+    }
+}
+
+/* Frames the driver flags as bad, or chained: the stack does not take
+ * them. */
+static bool
+frame_bad(const struct rte_mbuf *m)
+{
+    return m->nb_segs != 1 ||
+           (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+               RTE_MBUF_F_RX_IP_CKSUM_BAD ||
+           (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
+               RTE_MBUF_F_RX_L4_CKSUM_BAD;
+}
+
+/* ---- the poll turn in shared mode (stack lock held) ------------------- */
+
+int
+rt__share_drain(void)
+{
+    struct rte_mbuf *m;
+    int n = 0;
+
+    if (!atomic_load_explicit(&rt__sh->slot[rt__sh_me].active,
+                              memory_order_relaxed))
+        atomic_store(&rt__sh->slot[rt__sh_me].active, true);
+    while (n < (int)rt__port.burst &&
+           (m = rt__sh_ring_get(&rt__sh->slot[rt__sh_me].rx)) != NULL) {
+        stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
+                      m->hash.usr);
+        rt__mbuf_recycle(m);
+        n++;
+    }
+    return n;
+}
+
+uint64_t
+rt__share_last_app_poll(void)
+{
+    return atomic_load_explicit(&rt__sh->last_app_poll_ns,
+                                memory_order_relaxed);
+}
+
+int
+rt__share_rx(uint64_t now, uint64_t *bytes)
+{
+    struct rte_mbuf *pkts[RT__MAX_BURST];
+    uint16_t n;
+
+    /* Written at most every 100 us: the line is shared by every process. */
+    if (!rt__is_progress &&
+        now - atomic_load_explicit(&rt__sh->last_app_poll_ns,
+                                   memory_order_relaxed) >
+            100000)
+        atomic_store_explicit(&rt__sh->last_app_poll_ns, now,
+                              memory_order_relaxed);
+    bool flush = rt__tx_due();
+
+    if (flush || rt__sh_nops > 0)
+        rt__sh_port_lock();
+    else if (!rt__sh_port_trylock())
+        return 0;
+    rt__sh_ops_apply();
+    rt__sh_sweep(now);
+    n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        if (i + 1 < n)
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+        *bytes += m->pkt_len;
+        if (frame_bad(m)) {
+            RT_STAT_INC(rx_drop_stack);
+            rte_pktmbuf_free(m);
+        } else {
+            dispatch(m);
+        }
+    }
+    rt__sh_ops_apply();
+    if (flush || rt__tx_due())
+        rt__tx_flush_locked();
+    rt__sh_port_unlock();
+    if (rt__sh_wake_mask != 0)
+        rt__sh_wake_slots();
+    return n;
+}
+
+/* rt__tx_flush in shared mode: the burst needs the port lock. */
+void
+rt__share_tx_flush(void)
+{
+    if (rt__sh_port_held) {
+        rt__sh_ops_apply();
+        rt__tx_flush_locked();
+        return;
+    }
+    rt__sh_port_lock();
+    rt__sh_ops_apply();
+    rt__tx_flush_locked();
+    rt__sh_port_unlock();
+}
+
+/* ---- sleeping (rt_block) ---------------------------------------------- */
+
+int
+rt__share_sleep_begin(void)
+{
+    struct sh_slot *s = &rt__sh->slot[rt__sh_me];
+
+    atomic_fetch_add(&s->sleepers, 1);
+    if (!rt__sh_ring_empty(&s->rx)) {
+        atomic_fetch_sub(&s->sleepers, 1);
+        return -1; /* frames waiting: do not sleep */
+    }
+    return s->efd;
+}
+
+void
+rt__share_sleep_end(bool woken)
+{
+    struct sh_slot *s = &rt__sh->slot[rt__sh_me];
+    uint64_t v;
+
+    atomic_fetch_sub(&s->sleepers, 1);
+    if (woken)
+        syscall(SYS_read, s->efd, &v, sizeof(v));
+}
