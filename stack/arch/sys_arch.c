@@ -2,8 +2,7 @@
  * lwIP's platform layer for NO_SYS=1: sys_now() in milliseconds from the
  * runtime clock (or a test clock), LWIP_RAND() from a xoshiro128** PRNG
  * seeded by getrandom(), lwIP diagnostics and failed assertions routed to
- * our log (never stdout), and counted heap wrappers behind lwIP's
- * MEM_LIBC_MALLOC so tests can check that everything was given back.
+ * our log (never stdout). lwIP's heap is in mem.c.
  * All of it runs under the stack lock, so there is no locking here.
  */
 #include <stdarg.h>
@@ -20,7 +19,6 @@
 #include "stk_test.h"
 
 static uint64_t (*test_clock)(void);
-static long mem_blocks;
 static long assert_count;
 
 uint64_t
@@ -39,12 +37,6 @@ void
 stk_test_set_clock(uint64_t (*now_ns)(void))
 {
     test_clock = now_ns;
-}
-
-long
-stk_test_mem_blocks(void)
-{
-    return mem_blocks;
 }
 
 long
@@ -129,34 +121,4 @@ stk_lwip_assert(const char *msg, const char *file, int line)
 #ifndef NDEBUG
     abort();
 #endif
-}
-
-/* ---- counted heap for lwIP ----------------------------------------------- */
-
-void *
-stk_mem_malloc(size_t size)
-{
-    void *p = malloc(size);
-
-    if (p != NULL)
-        mem_blocks++;
-    return p;
-}
-
-void *
-stk_mem_calloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-
-    if (p != NULL)
-        mem_blocks++;
-    return p;
-}
-
-void
-stk_mem_free(void *p)
-{
-    if (p != NULL)
-        mem_blocks--;
-    free(p);
 }
