@@ -1,7 +1,7 @@
 /*
  * Mixed epoll instances (see epoll.h). The application's epoll fd stays a
  * plain kernel instance for its kernel fds; our sockets live in an
- * interest list scanned at wait time:
+ * interest list of our own:
  *
  *  - ACCEL sockets report the stack's readiness (stk_sock_events) plus
  *    POLLIN of their kernel side; EPOLLET reports when the stack's event
@@ -9,15 +9,30 @@
  *    report, EPOLLONESHOT disables the item after one report;
  *  - UNDECIDED sockets report their kernel socket's readiness.
  *
+ * A wait looks only at the items on the instance's ready list, as Linux's
+ * epoll does: the stack's notify callback (any change of a socket's state,
+ * under rt_lock) queues the socket's items, and so do ADD/MOD and an edge
+ * on the kernel side. An item that reported level-triggered readiness, and
+ * every listener (connections another process moved out make it readable
+ * without a local event), stay queued and are looked at again by the next
+ * wait; an item found not ready leaves the list until its next event. So
+ * a wait costs O(ready items), not O(items): nginx with thousands of idle
+ * keep-alive connections pays nothing for them.
+ *
  * Each item is also registered (edge-triggered, ONESHOT stripped) in the
  * instance's private shadow epoll fd, which validates epoll_ctl exactly as
- * Linux and wakes waiters on kernel-side traffic. A wait checks both
- * sources without blocking, alternating which goes first, and otherwise
- * blocks in rt_block() on the application's epoll fd and the shadow fd
- * (or plain ppoll when the data path never started).
+ * Linux and wakes waiters on kernel-side traffic. A wait that finds stack
+ * events looks at the kernel side (the application's epoll fd and the
+ * shadow) at most every KERNEL_POLL_NS; one that finds none looks at once;
+ * otherwise it blocks in rt_block() on both fds (or plain ppoll when the
+ * data path never started).
  *
- * The scan is O(items) per wait: correctness first; an O(ready) list fed
- * by the stack's notify callback is the planned optimisation.
+ * Locks: the epoll lock (ep_mu) guards the interest lists and the items;
+ * the ready lock (rd_mu) guards the ready lists, the items' `queued` flags
+ * and the sockets' membership lists as the notify callback walks them. The
+ * ready lock is a leaf: the notify callback takes it under rt_lock, and
+ * nothing takes another lock while holding it. Order: s->mu -> ep_mu ->
+ * rt_lock -> rd_mu.
  */
 #include "epoll.h"
 #include "stk.h"
@@ -38,6 +53,9 @@
     (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET |        \
      EPOLLEXCLUSIVE)
 #define FLAG_BITS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
+/* While stack events keep coming, the kernel side is looked at this often
+ * (a wait that finds no stack event looks at once). */
+#define KERNEL_POLL_NS 100000u
 
 struct pl_ep_item {
     struct pl_epoll *ep;
@@ -48,8 +66,11 @@ struct pl_ep_item {
     uint32_t last_gen;
     bool pending;  /* report current readiness once (ADD/MOD, kernel edge) */
     bool disabled; /* EPOLLONESHOT fired */
+    bool queued;   /* on the instance's ready list (rd_mu) */
     struct pl_ep_item *next, *prev; /* circular list of the instance */
     struct pl_ep_item *s_next;      /* list of the socket */
+    struct pl_ep_item *r_next;      /* ready list (rd_mu) */
+    struct pl_ep_item *l_next;      /* a wait's private copy (ep_mu) */
 };
 
 struct pl_epoll {
@@ -59,9 +80,80 @@ struct pl_epoll {
     struct pl_ep_item *head;
     int nitems;
     bool toggle;
+    uint64_t kpoll_ns;                  /* last look at the kernel side */
+    struct pl_ep_item *r_head, *r_tail; /* ready list (rd_mu) */
 };
 
 static pthread_mutex_t ep_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t rd_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void drain_shadow(struct pl_epoll *ep);
+
+/* Put it on its instance's ready list. rd_mu held. */
+static void
+rd_queue(struct pl_ep_item *it)
+{
+    struct pl_epoll *ep = it->ep;
+
+    if (it->queued)
+        return;
+    it->queued = true;
+    it->r_next = NULL;
+    if (ep->r_tail != NULL)
+        ep->r_tail->r_next = it;
+    else
+        ep->r_head = it;
+    ep->r_tail = it;
+}
+
+/* Take it off its instance's ready list. rd_mu held. */
+static void
+rd_remove(struct pl_ep_item *it)
+{
+    struct pl_epoll *ep = it->ep;
+    struct pl_ep_item *prev = NULL;
+
+    if (!it->queued)
+        return;
+    for (struct pl_ep_item *x = ep->r_head; x != NULL; x = x->r_next) {
+        if (x == it) {
+            if (prev != NULL)
+                prev->r_next = it->r_next;
+            else
+                ep->r_head = it->r_next;
+            if (ep->r_tail == it)
+                ep->r_tail = prev;
+            break;
+        }
+        prev = x;
+    }
+    it->queued = false;
+}
+
+static void
+queue_item(struct pl_ep_item *it)
+{
+    pthread_mutex_lock(&rd_mu);
+    rd_queue(it);
+    pthread_mutex_unlock(&rd_mu);
+}
+
+/* Called for every change of the socket's stack state (several per
+ * segment): while its items wait on their ready lists, it costs one load.
+ * A wait that takes an item clears the flag before it looks at the
+ * socket's state (under rt_lock, after any change a skipped call saw). */
+void
+pl_ep_sock_changed(struct pl_sock *s)
+{
+    if (atomic_load_explicit(&s->ep_queued, memory_order_relaxed) ||
+        __atomic_load_n(&s->ep_items, __ATOMIC_RELAXED) == NULL)
+        return;
+    pthread_mutex_lock(&rd_mu);
+    for (struct pl_ep_item *it = s->ep_items; it != NULL; it = it->s_next)
+        rd_queue(it);
+    atomic_store_explicit(&s->ep_queued, true, memory_order_relaxed);
+    pthread_mutex_unlock(&rd_mu);
+}
 
 static void
 ep_link(struct pl_epoll *ep, struct pl_ep_item *it)
@@ -76,8 +168,10 @@ ep_link(struct pl_epoll *ep, struct pl_ep_item *it)
         ep->head->prev = it;
     }
     ep->nitems++;
+    pthread_mutex_lock(&rd_mu);
     it->s_next = it->s->ep_items;
-    it->s->ep_items = it;
+    __atomic_store_n(&it->s->ep_items, it, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&rd_mu);
 }
 
 /* Unlink it from its instance (not from the socket's list). */
@@ -86,6 +180,9 @@ ep_unlink(struct pl_ep_item *it)
 {
     struct pl_epoll *ep = it->ep;
 
+    pthread_mutex_lock(&rd_mu);
+    rd_remove(it);
+    pthread_mutex_unlock(&rd_mu);
     if (it->next == it) {
         ep->head = NULL;
     } else {
@@ -102,24 +199,22 @@ sock_unlink(struct pl_ep_item *it)
 {
     struct pl_ep_item **pp = &it->s->ep_items;
 
+    pthread_mutex_lock(&rd_mu);
     while (*pp != NULL && *pp != it)
         pp = &(*pp)->s_next;
     if (*pp != NULL)
-        *pp = it->s_next;
+        __atomic_store_n(pp, it->s_next, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&rd_mu);
 }
 
+/* The item of (fd, s) in ep: looked up in the socket's memberships (one or
+ * two), not in the instance's list. ep_mu held. */
 static struct pl_ep_item *
 ep_find(struct pl_epoll *ep, int fd, struct pl_sock *s)
 {
-    struct pl_ep_item *it = ep->head;
-
-    if (it == NULL)
-        return NULL;
-    do {
-        if (it->fd == fd && it->s == s)
+    for (struct pl_ep_item *it = s->ep_items; it != NULL; it = it->s_next)
+        if (it->ep == ep && it->fd == fd)
             return it;
-        it = it->next;
-    } while (it != ep->head);
     return NULL;
 }
 
@@ -239,6 +334,11 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
         it->data = ev->data;
         it->pending = true;
         it->disabled = false;
+        queue_item(it);
+        /* The edge the shadow reports for this (re)arming is the one
+         * `pending` stands for: take it now, not at a later wait. */
+        if (pl_sock_state(s) == PL_SOCK_UNDECIDED || atomic_load(&s->kside))
+            drain_shadow(ep);
         break;
     case EPOLL_CTL_DEL:
         if (it != NULL) {
@@ -254,12 +354,11 @@ out:
     return rc;
 }
 
-/* Mark items whose kernel side signalled an edge. ep_mu held. */
+/* Queue the items whose kernel side signalled an edge. ep_mu held. */
 static void
 drain_shadow(struct pl_epoll *ep)
 {
     struct epoll_event kev[64];
-    struct pl_ep_item *it;
     int k;
 
     if (ep->shadow < 0)
@@ -267,14 +366,22 @@ drain_shadow(struct pl_epoll *ep)
     do {
         k = libc_epoll_wait(ep->shadow, kev, 64, 0);
         for (int i = 0; i < k; i++) {
-            it = ep->head;
-            if (it == NULL)
-                break;
-            do {
-                if (it->fd == kev[i].data.fd)
-                    it->pending = true;
-                it = it->next;
-            } while (it != ep->head);
+            struct pl_fd *f = pl_fdt_get(kev[i].data.fd);
+            struct pl_sock *s = pl_sock_of(f);
+            struct pl_ep_item *it =
+                s != NULL ? ep_find(ep, kev[i].data.fd, s) : NULL;
+
+            /* The kernel socket of an accelerated socket matters only
+             * for its kernel side's POLLIN (kside); its other edges (a
+             * MOD re-arming the shadow reports it writable) are not ours
+             * to report. */
+            if (it != NULL &&
+                (pl_sock_state(s) == PL_SOCK_UNDECIDED ||
+                 ((kev[i].events & EPOLLIN) && atomic_load(&s->kside)))) {
+                it->pending = true;
+                queue_item(it);
+            }
+            pl_fd_put(f);
         }
     } while (k == 64);
 }
@@ -289,15 +396,24 @@ kernel_events(int fd, uint32_t want)
     return (uint32_t)(unsigned short)p.revents;
 }
 
-/* Report ready items into out[0..max). ep_mu held. */
-static int
-scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max)
+static bool
+is_listener(const struct pl_sock *s)
 {
-    struct pl_ep_item *it, *first, *last = NULL;
+    return s->type == SOCK_STREAM && pl_sock_state(s) == PL_SOCK_ACCEL &&
+           stk_sock_is_listening(s->stk);
+}
+
+/* Report the ready items of the ready list into out[0..max); with kernel,
+ * look at the kernel side first. ep_mu held. */
+static int
+scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max, bool kernel)
+{
+    struct pl_ep_item *it, *list, *again = NULL, **again_tail = &again;
     uint32_t ev, gen, ready;
     int n = 0;
 
-    drain_shadow(ep);
+    if (kernel)
+        drain_shadow(ep);
     if (ep->head == NULL)
         return 0;
     if (rt_started()) {
@@ -305,12 +421,25 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max)
         rt_poll();
         rt_unlock();
     }
-    it = first = ep->head;
-    do {
+    /* Take the list: a notify from now on queues the item anew. */
+    pthread_mutex_lock(&rd_mu);
+    list = ep->r_head;
+    ep->r_head = ep->r_tail = NULL;
+    for (it = list; it != NULL; it = it->r_next) {
+        it->queued = false;
+        atomic_store_explicit(&it->s->ep_queued, false, memory_order_relaxed);
+        it->l_next = it->r_next; /* r_next changes if a notify queues it */
+    }
+    pthread_mutex_unlock(&rd_mu);
+    for (it = list; it != NULL;) {
+        struct pl_ep_item *next = it->l_next;
         struct pl_sock *s = it->s;
+        bool keep = false;
 
-        if (it->disabled)
+        if (n == max || it->disabled) {
+            keep = n == max && !it->disabled; /* not looked at yet */
             goto next;
+        }
         gen = 0;
         if (pl_sock_live(s))
             ev = pl_sock_events(s, it->fd, &gen);
@@ -318,6 +447,7 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max)
             ev = kernel_events(it->fd, it->events & ~FLAG_BITS);
         else
             ev = 0;
+        keep = is_listener(s);
         ready = ev & (it->events | EPOLLERR | EPOLLHUP) & ~FLAG_BITS;
         if (ready == 0)
             goto next;
@@ -327,47 +457,69 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max)
         it->pending = false;
         if (it->events & EPOLLONESHOT)
             it->disabled = true;
+        else if (!(it->events & EPOLLET))
+            keep = true; /* level-triggered: still ready until consumed */
         out[n].events = ready;
         out[n].data = it->data;
         n++;
-        last = it;
     next:
-        it = it->next;
-    } while (it != first && n < max);
-    /* Fairness: the next scan starts after the last item reported. */
-    if (n == max && last != NULL)
-        ep->head = last->next;
+        if (keep) {
+            *again_tail = it;
+            again_tail = &it->l_next;
+        }
+        it = next;
+    }
+    *again_tail = NULL;
+    if (again != NULL) {
+        pthread_mutex_lock(&rd_mu);
+        for (it = again; it != NULL; it = it->l_next)
+            rd_queue(it);
+        pthread_mutex_unlock(&rd_mu);
+    }
     return n;
+}
+
+/* The kernel side is due: no look for KERNEL_POLL_NS, or the data path
+ * is not running. */
+static bool
+kernel_due(const struct pl_epoll *ep, uint64_t now)
+{
+    return !rt_started() || now - ep->kpoll_ns >= KERNEL_POLL_NS;
 }
 
 static int
 collect(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max)
 {
+    uint64_t now = rt_now_ns();
+    bool kernel = kernel_due(ep, now);
     int n = 0, k;
 
-    ep->toggle = !ep->toggle;
-    if (ep->toggle) {
-        pthread_mutex_lock(&ep_mu);
-        n = scan_socks(ep, evs, max);
-        pthread_mutex_unlock(&ep_mu);
+    for (;;) {
+        /* Alternate which side goes first, so neither starves. */
+        ep->toggle = !ep->toggle;
+        if (kernel && ep->toggle) {
+            k = libc_epoll_wait(epfd, evs, max, 0);
+            if (k < 0)
+                return -errno;
+            n = k;
+        }
         if (n < max) {
+            pthread_mutex_lock(&ep_mu);
+            n += scan_socks(ep, evs + n, max - n, kernel);
+            pthread_mutex_unlock(&ep_mu);
+        }
+        if (kernel && !ep->toggle && n < max) {
             k = libc_epoll_wait(epfd, evs + n, max - n, 0);
             if (k < 0)
                 return n > 0 ? n : -errno;
             n += k;
         }
-    } else {
-        k = libc_epoll_wait(epfd, evs, max, 0);
-        if (k < 0)
-            return -errno;
-        n = k;
-        if (n < max) {
-            pthread_mutex_lock(&ep_mu);
-            n += scan_socks(ep, evs + n, max - n);
-            pthread_mutex_unlock(&ep_mu);
-        }
+        if (kernel)
+            ep->kpoll_ns = now;
+        if (n > 0 || kernel)
+            return n;
+        kernel = true; /* no stack event: look at the kernel side now */
     }
-    return n;
 }
 
 static void
@@ -435,8 +587,8 @@ pl_ep_sock_gone(struct pl_sock *s)
     while (s->ep_items != NULL) {
         struct pl_ep_item *it = s->ep_items;
 
-        s->ep_items = it->s_next;
         ep_unlink(it);
+        sock_unlink(it);
         free(it);
     }
     pthread_mutex_unlock(&ep_mu);
@@ -451,7 +603,7 @@ pl_ep_sock_to_kernel(struct pl_sock *s)
     while (s->ep_items != NULL) {
         struct pl_ep_item *it = s->ep_items;
 
-        s->ep_items = it->s_next;
+        sock_unlink(it);
         kev.events = it->disabled ? (it->events & EPOLLET) : it->events;
         kev.data = it->data;
         libc_epoll_ctl(it->ep->shadow, EPOLL_CTL_DEL, it->fd, &kev);
@@ -468,4 +620,5 @@ void
 pl_ep_atfork_child(void)
 {
     pthread_mutex_init(&ep_mu, NULL);
+    pthread_mutex_init(&rd_mu, NULL);
 }

@@ -8,7 +8,8 @@
  * socket's kernel side (INADDR_ANY listener or UDP receiver) gets traffic.
  *
  * All interest lists and socket membership lists are protected by one
- * process-wide mutex (the epoll lock: after s->mu, before rt_lock).
+ * process-wide mutex (the epoll lock: after s->mu, before rt_lock); the
+ * ready lists by a leaf lock taken under rt_lock (epoll.c).
  */
 #ifndef ACCEL_PL_EPOLL_H
 #define ACCEL_PL_EPOLL_H
@@ -41,6 +42,10 @@ pl_epoll_of(struct pl_fd *f)
 /** True when the instance has never held a socket of ours (its waits are
  *  plain kernel waits). */
 int pl_ep_is_plain(const struct pl_epoll *ep);
+
+/** The socket's state changed (the stack's notify callback, rt_lock
+ *  held): queue its items on their instances' ready lists. */
+void pl_ep_sock_changed(struct pl_sock *s);
 
 /** The socket's last reference is gone: forget its memberships. */
 void pl_ep_sock_gone(struct pl_sock *s);

@@ -232,8 +232,8 @@ sock_destroy(struct pl_fd *f)
 static void
 sock_notify(void *ctx, uint32_t events)
 {
-    (void)ctx;
     (void)events;
+    pl_ep_sock_changed(ctx);
     rt_wakeup();
 }
 

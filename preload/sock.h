@@ -64,6 +64,7 @@ struct pl_sock {
     int nopts;
     struct pl_opt opts[PL_OPT_MAX];
     struct pl_ep_item *ep_items; /* epoll memberships (epoll lock) */
+    atomic_bool ep_queued;       /* its items are on their ready lists */
 };
 
 static inline struct pl_sock *
