@@ -4,9 +4,10 @@
  * connection to its owner; a SYN (or a UDP datagram) to one of the
  * service's servers, chosen by a hash of the 4-tuple (as SO_REUSEPORT
  * does), tagged with the listener id so that the owner's stack queues it
- * on that listener; ARP to itself and a copy to every active process;
- * anything else to its own stack. Frames for another process go into its
- * ring, and its eventfd is written if one of its threads sleeps. Each
+ * on that listener; ARP and IGMP to itself and a copy to every active
+ * process; a UDP datagram to a multicast group to every process serving
+ * its port; anything else to its own stack. Frames for another process go into
+ * its ring, and its eventfd is written if one of its threads sleeps. Each
  * process drains its ring under its own stack lock, without the port
  * lock.
  */
@@ -141,6 +142,61 @@ pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
     RT_STAT_INC(share_syn_pending);
 }
 
+/* A copy to every other live process that has polled, then to this
+ * process's stack: ARP (each stack keeps its own neighbour cache) and IGMP
+ * (each has its own memberships). */
+static void
+to_all(struct rte_mbuf *m)
+{
+    for (int i = 0; i < SH_SLOTS; i++) {
+        if (i == rt__sh_me || !atomic_load(&rt__sh->slot[i].active) ||
+            atomic_load(&rt__sh->slot[i].state) != SLOT_LIVE)
+            continue;
+        rte_mbuf_refcnt_update(m, 1);
+        give(i, m, 0);
+    }
+    local(m, 0);
+}
+
+/* A multicast or limited-broadcast destination (network order). */
+static bool
+is_group(uint32_t dst)
+{
+    uint32_t h = rte_be_to_cpu_32(dst);
+
+    return (h >> 28) == 0xe || h == 0xffffffffu;
+}
+
+/* A UDP datagram to a group: as on Linux, every socket that joined it
+ * gets a copy, whichever process holds it. So a copy goes to each process
+ * serving the port, whose stack filters by its own memberships; this
+ * process's stack takes one if it serves the port or nobody does. */
+static void
+udp_group(const struct stk_flow *f, struct rte_mbuf *m)
+{
+    struct sh_svc *v = rt__sh_svc_find(IPPROTO_UDP, f->lport, false);
+    bool mine = v == NULL || v->n == 0;
+    uint64_t done = 0;
+
+    for (int i = 0; v != NULL && i < v->n; i++) {
+        int slot = v->v[i].slot;
+
+        if (done & (1ull << slot))
+            continue;
+        done |= 1ull << slot;
+        if (slot == rt__sh_me) {
+            mine = true;
+            continue;
+        }
+        rte_mbuf_refcnt_update(m, 1);
+        give(slot, m, 0);
+    }
+    if (mine)
+        local(m, 0);
+    else
+        rte_pktmbuf_free(m);
+}
+
 static void
 dispatch(struct rte_mbuf *m)
 {
@@ -156,14 +212,8 @@ dispatch(struct rte_mbuf *m)
         goto mine;
     type = (uint16_t)(fr[12] << 8 | fr[13]);
     if (type == 0x0806) { /* ARP: every stack keeps its own cache */
-        for (int i = 0; i < SH_SLOTS; i++) {
-            if (i == rt__sh_me || !atomic_load(&rt__sh->slot[i].active) ||
-                atomic_load(&rt__sh->slot[i].state) != SLOT_LIVE)
-                continue;
-            rte_mbuf_refcnt_update(m, 1);
-            give(i, m, 0);
-        }
-        goto mine;
+        to_all(m);
+        return;
     }
     if (type != 0x0800)
         goto mine;
@@ -211,6 +261,12 @@ dispatch(struct rte_mbuf *m)
         } else {
             to = -1;
         }
+    } else if (ip[9] == 17 && is_group(f.lip)) {
+        udp_group(&f, m);
+        return;
+    } else if (ip[9] == 2) { /* IGMP: each stack has its own groups */
+        to_all(m);
+        return;
     } else if (ip[9] == 17) {
         to = pick_server(IPPROTO_UDP, &f, &lid);
         if (to == -2)
