@@ -3,10 +3,10 @@
  * thread is inside the library (or the progress thread) with the lock held:
  * an rx burst whose frames are copied into the stack with stk_input(), the
  * lwIP timers when their deadline has passed, and a tx flush of everything
- * the stack queued. The timer deadline is re-read from the stack on every
- * turn (the stack may have scheduled a new timer since) and kept in an
- * atomic, so rt_next_timer_ms() can be read without the lock by threads
- * about to sleep.
+ * the stack queued. The clock is read once per turn (stk_clock_turn). The timer
+ * deadline is re-read from the stack on every turn (the stack may have
+ * scheduled a new timer since) and kept in an atomic, so rt_next_timer_ms() can
+ * be read without the lock by threads about to sleep.
  */
 #include <pthread.h>
 
@@ -91,6 +91,7 @@ poll_shared(void)
     int n, mine;
 
     rt__progress_ensure();
+    stk_clock_turn(now);
     mine = rt__share_drain();
     run_timers(now);
     n = rt__share_rx(now, &bytes);
@@ -107,6 +108,7 @@ poll_shared(void)
     }
     if (!rt__is_progress)
         atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    stk_clock_turn(0);
     return n;
 }
 
@@ -122,6 +124,8 @@ rt_poll(void)
         return 0;
     if (rt__shared)
         return poll_shared();
+    now = rt_now_ns();
+    stk_clock_turn(now);
     n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
@@ -141,7 +145,6 @@ rt_poll(void)
     }
     RT_STAT_ADD(rx_frames, n);
     RT_STAT_ADD(rx_bytes, bytes);
-    now = rt_now_ns();
     if (n > 0) {
         uint64_t prev =
             atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
@@ -153,6 +156,7 @@ rt_poll(void)
     run_timers(now);
     if (rt__tx_due())
         rt__tx_flush();
+    stk_clock_turn(0);
     return n;
 }
 

@@ -61,6 +61,11 @@ void stk_timers(void);
 /** Milliseconds until the next lwIP timer (>= 0). */
 uint32_t stk_next_timer_ms(void);
 
+/** A poll turn begins (now_ns, the runtime clock) or ends (0): within the
+ *  turn the stack reads this time instead of the clock (one clock read per
+ *  turn; lwIP's timers have millisecond resolution). */
+void stk_clock_turn(uint64_t now_ns);
+
 /** True when addr (network order) is reachable through the netif: on its
  *  subnet or via its gateway, and not loopback/multicast-only. */
 bool stk_route_ok(uint32_t addr);

@@ -21,10 +21,20 @@
 static uint64_t (*test_clock)(void);
 static long assert_count;
 
+static uint64_t turn_ns; /* the poll turn's time, 0 outside a turn */
+
+void
+stk_clock_turn(uint64_t now_ns)
+{
+    turn_ns = now_ns;
+}
+
 uint64_t
 stk__now_ns(void)
 {
-    return test_clock ? test_clock() : rt_now_ns();
+    if (test_clock != NULL)
+        return test_clock();
+    return turn_ns != 0 ? turn_ns : rt_now_ns();
 }
 
 u32_t

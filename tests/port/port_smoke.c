@@ -127,6 +127,12 @@ stk_next_timer_ms(void)
 }
 
 void
+stk_clock_turn(uint64_t now_ns)
+{
+    (void)now_ns;
+}
+
+void
 stk_input(const void *frame, uint16_t len)
 {
     uint8_t f[2048];
