@@ -1,8 +1,9 @@
 /*
  * The acceleration decision (docs/DESIGN.md "File descriptors"): bind to
- * INADDR_ANY or to the stack's own address accelerates, bind to anything
- * else (loopback, another local address) stays on the kernel; connect or
- * sendto to an address routable through the interface accelerates, except
+ * INADDR_ANY, to the stack's own address or to a multicast group
+ * accelerates, bind to anything else (loopback, another local address)
+ * stays on the kernel; connect or sendto to an address routable through
+ * the interface (multicast groups included) accelerates, except
  * DNS (port 53), which always stays on the kernel so resolvers keep using
  * the host's configuration. Non-AF_INET or short addresses are left to the
  * kernel to validate, without deciding.
@@ -19,8 +20,10 @@ pl_addr_routable(uint32_t addr, const struct pl_net *net)
 
     if (net->ip == 0)
         return false;
-    if (h == 0 || (h >> 24) == 127 || (h >> 28) == 0xe || h == 0xffffffffu)
+    if (h == 0 || (h >> 24) == 127 || h == 0xffffffffu)
         return false;
+    if ((h >> 28) == 0xe)
+        return true; /* a multicast group: sent on the interface */
     if ((addr & net->mask) == (net->ip & net->mask))
         return true;
     return net->gw != 0;
@@ -46,6 +49,9 @@ pl_route_bind(const struct sockaddr *addr, socklen_t len,
     if (sin->sin_addr.s_addr == htonl(INADDR_ANY))
         return net->ip != 0 ? PL_ROUTE_ACCEL_ANY : PL_ROUTE_KERNEL;
     if (net->ip != 0 && sin->sin_addr.s_addr == net->ip)
+        return PL_ROUTE_ACCEL;
+    /* A receiver bound to its group (239.1.1.1:5000) */
+    if (net->ip != 0 && (ntohl(sin->sin_addr.s_addr) >> 28) == 0xe)
         return PL_ROUTE_ACCEL;
     return PL_ROUTE_KERNEL;
 }

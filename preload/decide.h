@@ -29,11 +29,12 @@ struct pl_net {
 };
 
 /** True when addr is reachable through the accelerated interface: on
- *  its subnet, or anywhere via the gateway; never 0.0.0.0, 127/8,
- *  multicast or the limited broadcast. */
+ *  its subnet, anywhere via the gateway, or a multicast group; never
+ *  0.0.0.0, 127/8 or the limited broadcast. */
 bool pl_addr_routable(uint32_t addr, const struct pl_net *net);
 
-/** Decision for bind(addr). */
+/** Decision for bind(addr). A multicast group accelerates (for UDP;
+ *  the caller keeps TCP on the kernel). */
 enum pl_route pl_route_bind(const struct sockaddr *addr, socklen_t len,
                             const struct pl_net *net);
 

@@ -568,7 +568,7 @@ pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
         if (rt_started()) {
             /* Listeners in the set: this process waits for connections. */
             mark_listeners(ep, true);
-            rc = rt_block(pfd, 2, ms, mask);
+            rc = rt_block(RT_WAIT_EPOLL, pfd, 2, ms, mask);
             mark_listeners(ep, false);
         } else {
             ts.tv_sec = ms / 1000;

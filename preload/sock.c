@@ -11,6 +11,91 @@
  * a timeout (signal(7)); we cannot tell which signal arrived, so a call is
  * restarted only when no installed handler lacks SA_RESTART and the socket
  * has no timeout for that direction. Otherwise it fails with EINTR.
+ *
+ * ---- Threads and locking: the library's model --------------------------
+ *
+ * Written here because the socket object is where the fd table, the
+ * epoll code and the runtime meet. Any number of application threads may
+ * call into the library at once, on the same or different fds; the
+ * library's own threads are the progress thread (runtime/progress.c) and
+ * DPDK's, which never enter the wrappers (rt_in_lib).
+ *
+ * Locks, in the only order they nest (none is taken while holding one
+ * further down the list):
+ *   s->mu     per socket: the decision UNDECIDED -> ACCEL/KERNEL, the
+ *             option records, the kernel side's setup (bind/listen of the
+ *             kernel socket, s->kfd). Held across rt_start() (EAL start,
+ *             once per process) and short non-blocking kernel calls on the
+ *             socket's own fd; never across a wait.
+ *   ep_mu     epoll interest lists and items (epoll.c).
+ *   rt_lock   the stack lock (runtime/loop.c), one plain mutex per
+ *             process: every stk_* call and every rt_poll (rx burst, lwIP
+ *             input and timers, tx flush). lwIP's callbacks run under it
+ *             and call the socket's notify (sock_notify: epoll ready list,
+ *             rt_wakeup). Held for bounded work (one call, one poll turn),
+ *             never across a sleep or a blocking libc call. The fork
+ *             prepare handler holds it across fork() (runtime/start.c).
+ *   rd_mu     epoll ready lists (epoll.c), a leaf under rt_lock.
+ *   port lock (runtime/share.c) process-shared, after a fork shared the
+ *             port; taken under rt_lock.
+ * Lock-free: the fd table (fdtable.h: CAS slots, counted references), the
+ * sleeper table and wakeups (runtime/block.c: atomics and one eventfd per
+ * sleeping thread), the socket's flags (state, nonblock, kside, klisten,
+ * timeouts, epoch, kfd: atomics).
+ *
+ * What may block while holding what: a blocking call (recv, send, accept,
+ * connect, epoll_wait, poll, select) sleeps in rt_block() holding no lock,
+ * only its reference on the socket; it loops on the non-blocking stack
+ * operation under rt_lock. s->mu may be held for seconds by the first
+ * rt_start(); rt_lock for one poll turn. A thread that needs the stack
+ * while another polls waits for that turn only.
+ *
+ * References and lifetime: the fd table holds one reference per fd
+ * number pointing at the object; every call in progress holds its own
+ * from the lookup (pl_wrap_sock) to its return (pl_wrap_put). close()
+ * removes the entry before the kernel close (a reused number never finds
+ * a stale entry) and drops the table's reference; the object, its stack
+ * socket, its epoll registrations and its kernel descriptor go with the
+ * last reference, which may be the return of a call blocked in another
+ * thread. That is Linux's behaviour, where a blocked call holds the file:
+ * a recv or accept blocked on an fd another thread closes keeps waiting
+ * and completes normally (the connection closes when it returns);
+ * shutdown() wakes it (recv returns 0, accept EINVAL); an epoll set
+ * forgets the socket only when its last reference goes (a dup keeps it).
+ * destroy() takes rt_lock and ep_mu, so a reference that may be the last
+ * is never dropped with either held (nor s->mu of that socket).
+ *
+ * fd numbers: once a call has looked its socket up, it never uses the
+ * application's fd number for the kernel side again (the kernel accept
+ * queue and UDP datagrams of an INADDR_ANY socket, readiness, waits):
+ * another thread may close the number and the kernel give it to an
+ * unrelated file. Those go through s->kfd, the socket's private duplicate
+ * of its kernel socket (pl_sock_kside_on).
+ *
+ * The stack socket s->stk is written before the state becomes ACCEL
+ * (release) and used only under rt_lock. A connect to loopback may move
+ * an accelerated socket to the kernel while another thread is inside a
+ * call on it: pl_sock_to_kernel() changes the state and closes the stack
+ * socket under rt_lock, and pl_sock_run()/pl_sock_events() check the state
+ * again under the lock, so the other call finishes on the kernel socket
+ * (PL_SOCK_MOVED) instead of touching a freed stack socket.
+ *
+ * Wakeups: whoever polls (any application thread in the library, or the
+ * progress thread) runs lwIP, whose callbacks end in rt_wakeup(), which
+ * wakes every thread sleeping in rt_block() through its own eventfd; a
+ * sleeper re-checks a generation counter before it sleeps, so no wakeup is
+ * lost. A thread blocked in recv or epoll_wait therefore wakes when the
+ * answer to another thread's send arrives, whichever thread received it.
+ *
+ * Fork: the fd table's slot bits are cleared in the child
+ * (pl_fdt_atfork_child); a fork while another thread holds s->mu or
+ * ep_mu leaves that lock held in the child, as with any mutex (a
+ * multi-threaded program may only exec after fork, POSIX says).
+ *
+ * Tests: tests/integration/threads.sh (every case above, on the kernel and
+ * accelerated, same results), tests/unit/preload/fdtable_threads_test.cc,
+ * and both under ThreadSanitizer (-DACCEL_TSAN=ON, tools/test.sh's tsan
+ * suite).
  */
 #include "sock.h"
 
@@ -27,6 +112,7 @@
 #include "libc.h"
 #include "log.h"
 #include "pl.h"
+#include "route.h"
 #include "rt.h"
 #include "stats.h"
 #include "stk.h"
@@ -170,7 +256,7 @@ configured(void)
     static atomic_bool reported;
 
     if (rt_configured())
-        return true;
+        return pl_rules_ok(); /* a bad rules file: nothing accelerated */
     if (!atomic_exchange(&reported, true) && rt_cfg_load() == 0 &&
         (set(rt_cfg.ip) || set(rt_cfg.iface) || set(rt_cfg.vdev)))
         (void)rt_start(); /* fails, logging one line */
@@ -225,6 +311,8 @@ sock_destroy(struct pl_fd *f)
         rt_poll();
         rt_unlock();
     }
+    if (atomic_load(&s->kfd) >= 0)
+        libc_close(atomic_load(&s->kfd));
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -249,6 +337,7 @@ pl_sock_new(int type, bool nonblock)
     s->type = type;
     atomic_init(&s->state, PL_SOCK_UNDECIDED);
     atomic_init(&s->nonblock, nonblock);
+    atomic_init(&s->kfd, -1);
     return s;
 }
 
@@ -261,8 +350,14 @@ pl_sock_new_accepted(struct stk_sock *stk, bool nonblock)
         return NULL;
     s->stk = stk;
     s->epoch = atomic_load(&pl_fork_epoch);
-    stk_sock_set_notify(stk, sock_notify, s);
     atomic_store_explicit(&s->state, PL_SOCK_ACCEL, memory_order_release);
+    /* Under the stack lock, once s is complete: the connection is live in
+     * the stack, and any thread's rt_poll may run its callbacks, which
+     * read the notify pointer and then s (found by ThreadSanitizer with a
+     * thread-per-connection server). */
+    rt_lock();
+    stk_sock_set_notify(stk, sock_notify, s);
+    rt_unlock();
     return s;
 }
 
@@ -322,14 +417,21 @@ pl_sock_to_kernel(struct pl_sock *s, int fd)
     struct pl_fd *cur;
     bool was_accel = pl_sock_live(s);
 
-    atomic_store_explicit(&s->state, PL_SOCK_KERNEL, memory_order_release);
     if (was_accel) {
+        /* Other threads may be inside a call on s (a blocked UDP receive):
+         * the state changes under the stack lock together with the close,
+         * and every use of s->stk checks the state under that lock, so none
+         * touches the freed stack socket (the pointer is left as it is:
+         * readers without the lock never dereference it once the state
+         * says KERNEL). */
         rt_lock();
+        atomic_store_explicit(&s->state, PL_SOCK_KERNEL, memory_order_release);
         stk_sock_close(s->stk);
         rt_poll();
         rt_unlock();
-        s->stk = NULL;
         kernel_nonblock(fd, atomic_load(&s->nonblock));
+    } else {
+        atomic_store_explicit(&s->state, PL_SOCK_KERNEL, memory_order_release);
     }
     rt_lock();
     RT_STAT_INC(sock_kernel);
@@ -341,6 +443,24 @@ pl_sock_to_kernel(struct pl_sock *s, int fd)
     if (cur == &s->hdr)
         pl_fd_put(pl_fdt_exchange(fd, NULL));
     pl_fd_put(cur);
+}
+
+void
+pl_sock_kside_on(struct pl_sock *s, int fd)
+{
+    int k;
+
+    if (atomic_load(&s->kfd) < 0) {
+        k = rt_fd_dup_high(fd);
+        if (k < 0)
+            RT_DBG("fd",
+                   "fd %d: no descriptor above the base (%s): the "
+                   "kernel side uses the application's number",
+                   fd, strerror(-k));
+        else
+            atomic_store_explicit(&s->kfd, k, memory_order_release);
+    }
+    atomic_store(&s->kside, true);
 }
 
 void
@@ -398,6 +518,10 @@ pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
     if (!pl_sock_live(s))
         return 0;
     rt_lock();
+    if (pl_sock_state(s) != PL_SOCK_ACCEL) { /* moved to the kernel */
+        rt_unlock();
+        return 0;
+    }
     ev = stk_sock_events(s->stk, gen);
     /* A listener also reads as ready while connections another process
      * moved out wait for the port (rt_migrate_out). */
@@ -410,22 +534,24 @@ pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
             ev |= EPOLLIN | EPOLLRDNORM;
     }
     rt_unlock();
-    if (!(ev & EPOLLIN) && atomic_load(&s->kside) && kernel_readable(fd))
+    if (!(ev & EPOLLIN) && atomic_load(&s->kside) &&
+        kernel_readable(pl_sock_kfd(s, fd)))
         ev |= EPOLLIN | EPOLLRDNORM;
     return ev;
 }
 
 int
-pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline)
+pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
+             enum rt_wait_kind kind)
 {
-    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    struct pollfd pfd = {.fd = pl_sock_kfd(s, fd), .events = POLLIN};
     int n = ((want & EPOLLIN) && atomic_load(&s->kside)) ? 1 : 0;
     int ms = pl_ms_left(deadline);
     int rc;
 
     if (ms == 0)
         return -EAGAIN;
-    rc = rt_block(n ? &pfd : NULL, n, ms, NULL);
+    rc = rt_block(kind, n ? &pfd : NULL, n, ms, NULL);
     return rc < 0 ? rc : 0;
 }
 
@@ -482,6 +608,10 @@ pl_sock_run(struct pl_sock *s, pl_stk_op op, void *arg)
     ssize_t rc;
 
     rt_lock();
+    if (pl_sock_state(s) != PL_SOCK_ACCEL) {
+        rt_unlock();
+        return PL_SOCK_MOVED;
+    }
     rc = op(s->stk, arg);
     if (rt_poll() > 0 && rc == -EAGAIN) {
         rc = op(s->stk, arg);

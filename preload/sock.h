@@ -11,8 +11,9 @@
  *
  * Locking: `mu` serialises decisions and option records; every stk_* call
  * runs under rt_lock(). `stk` is written once, before `state` becomes
- * ACCEL (release), so readers that saw ACCEL may use it without `mu`.
- * Lock order: s->mu -> epoll lock -> rt_lock.
+ * ACCEL (release), and used under rt_lock after checking the state again.
+ * Lock order: s->mu -> epoll lock -> rt_lock. The whole threads and
+ * locking model is written at the top of sock.c.
  *
  * Return convention: 0 / count or -errno. Nothing here touches errno.
  */
@@ -27,6 +28,7 @@
 
 #include "decide.h"
 #include "fdtable.h"
+#include "rt.h"
 
 struct stk_sock;
 struct pl_ep_item;
@@ -58,6 +60,7 @@ struct pl_sock {
     atomic_uint served;       /* epoch + 1 while registered as serving */
     atomic_bool nonblock;     /* O_NONBLOCK of the open file */
     atomic_bool kside;        /* kernel socket bound to our port on ANY */
+    atomic_int kfd;           /* our own descriptor of the kernel socket */
     atomic_bool klisten;      /* ... and listening */
     _Atomic int64_t rcvtimeo; /* SO_RCVTIMEO in ns, 0 = none */
     _Atomic int64_t sndtimeo; /* SO_SNDTIMEO in ns, 0 = none */
@@ -128,6 +131,29 @@ int pl_sock_accelerate(struct pl_sock *s, int fd);
  *  epoll registrations move to the kernel epoll. */
 void pl_sock_to_kernel(struct pl_sock *s, int fd);
 
+/**
+ * The kernel side of s is now in use (bound to our port on INADDR_ANY,
+ * or sending to loopback): s->mu held. Takes a private duplicate of the
+ * kernel socket (close-on-exec, above the application's fd range), then
+ * sets kside. Every later kernel-side operation of the data path (the
+ * kernel accept queue, UDP datagrams from loopback, readiness, waits) goes
+ * through pl_sock_kfd(), never through the application's number: another
+ * thread may close that number while a call is blocked, and the kernel
+ * may give it to an unrelated file (Linux's blocked call keeps its own
+ * reference to the file; so does ours). Closed with the object.
+ */
+void pl_sock_kside_on(struct pl_sock *s, int fd);
+
+/** The descriptor for kernel-side operations: the private duplicate, or
+ *  fd when none could be made (no free slot above the base). */
+static inline int
+pl_sock_kfd(const struct pl_sock *s, int fd)
+{
+    int k = atomic_load_explicit(&s->kfd, memory_order_acquire);
+
+    return k >= 0 ? k : fd;
+}
+
 /** Record a kernel-accepted option for replay (s->mu held). */
 void pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
                         socklen_t len);
@@ -143,9 +169,11 @@ uint32_t pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen);
  * Block until the stack socket may have progressed towards `want`
  * (EPOLLIN/EPOLLOUT), the kernel side of fd is readable (when want has
  * EPOLLIN), the deadline passes (-EAGAIN) or a signal arrives (-EINTR).
+ * kind: the call, for its spin budget (ACCEL_POLL_USEC_*).
  * Returns 0 when the caller should retry its operation.
  */
-int pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline);
+int pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
+                 enum rt_wait_kind kind);
 
 /** After -EINTR from a wait: true when the call should be restarted the
  *  way the kernel restarts socket calls for SA_RESTART handlers. */
@@ -153,6 +181,11 @@ bool pl_sock_restart(const struct pl_sock *s, bool send);
 
 /** Deadline for a blocking receive / send from SO_RCVTIMEO/SO_SNDTIMEO. */
 int64_t pl_sock_deadline(const struct pl_sock *s, bool send);
+
+/** pl_sock_run's answer when s moved to the kernel (another thread's
+ *  connect to loopback, see demote_for_connect) before op could run: the
+ *  caller finishes its call on the kernel socket. */
+#define PL_SOCK_MOVED (-EBADF)
 
 /** One non-blocking stack operation on s->stk. */
 typedef ssize_t (*pl_stk_op)(struct stk_sock *stk, void *arg);

@@ -16,6 +16,7 @@
 
 #include <fcntl.h>
 #include <linux/sockios.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -24,6 +25,7 @@
 #include "libc.h"
 #include "log.h"
 #include "pl.h"
+#include "route.h"
 #include "rt.h"
 #include "stk.h"
 
@@ -47,7 +49,7 @@ bind_kernel_side(struct pl_sock *s, int fd)
         return;
     sin.sin_addr.s_addr = htonl(INADDR_ANY);
     if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
-        atomic_store(&s->kside, true);
+        pl_sock_kside_on(s, fd);
     else
         RT_INFO("fd",
                 "fd %d: port %u taken on the kernel (%s): served by "
@@ -69,7 +71,6 @@ kernel_bound(int fd)
 int
 pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
 {
-    struct pl_net net;
     enum pl_route r;
     int rc;
 
@@ -91,8 +92,10 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     default:
         break;
     }
-    pl_sock_net(&net);
-    r = pl_route_bind(a, len, &net);
+    r = pl_sock_route_bind(s->type, fd, a, len);
+    if (r == PL_ROUTE_ACCEL && s->type == SOCK_STREAM &&
+        (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 28) == 0xe)
+        r = PL_ROUTE_KERNEL; /* TCP on a multicast address: Linux's call */
     /* Not ours to take: the kernel decides, and the socket stays there
      * only once a bind succeeded. An UNDECIDED socket the kernel already
      * bound (autobind by an earlier send) cannot be bound again. */
@@ -133,7 +136,9 @@ pl_sock_listen(struct pl_sock *s, int fd, int backlog)
 
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        if (s->type != SOCK_STREAM || pl_sock_accelerate(s, fd) < 0) {
+        if (s->type != SOCK_STREAM ||
+            pl_sock_route_listen(fd) == PL_ROUTE_KERNEL ||
+            pl_sock_accelerate(s, fd) < 0) {
             if (s->type == SOCK_STREAM)
                 pl_sock_to_kernel(s, fd);
             pthread_mutex_unlock(&s->mu);
@@ -257,14 +262,14 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         if (rc != -EAGAIN)
             return rc;
         if (atomic_load(&s->klisten)) {
-            rc = libc_accept4(fd, a, len, flags);
+            rc = libc_accept4(pl_sock_kfd(s, fd), a, len, flags);
             if (rc >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
                 return (int)pl_sysret(rc);
         }
         if (atomic_load(&s->nonblock))
             return -EAGAIN;
         pl_sock_accept_wait(s, true, true);
-        rc = pl_sock_wait(s, fd, EPOLLIN, deadline);
+        rc = pl_sock_wait(s, fd, EPOLLIN, deadline, RT_WAIT_ACCEPT);
         pl_sock_accept_wait(s, false, true);
         if (rc == -EINTR && pl_sock_restart(s, false))
             continue;
@@ -293,11 +298,9 @@ static bool
 demote_for_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
                    socklen_t len)
 {
-    struct pl_net net;
     bool done = false;
 
-    pl_sock_net(&net);
-    if (pl_route_connect(a, len, &net) != PL_ROUTE_KERNEL)
+    if (pl_sock_route_connect(s->type, fd, a, len) != PL_ROUTE_KERNEL)
         return false;
     pthread_mutex_lock(&s->mu);
     if (pl_sock_live(s) && atomic_load(&s->kside) &&
@@ -314,16 +317,13 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
                 socklen_t len)
 {
     struct connect_arg x = {.a = a, .len = len};
-    struct pl_net net;
     int64_t deadline;
     int rc;
 
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        enum pl_route r;
+        enum pl_route r = pl_sock_route_connect(s->type, fd, a, len);
 
-        pl_sock_net(&net);
-        r = pl_route_connect(a, len, &net);
         if (r == PL_ROUTE_PASS) {
             pthread_mutex_unlock(&s->mu);
             return (int)pl_sysret(libc_connect(fd, a, len));
@@ -344,7 +344,7 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
     if (rc != -EINPROGRESS || atomic_load(&s->nonblock))
         return rc;
     for (;;) {
-        rc = pl_sock_wait(s, fd, EPOLLOUT, deadline);
+        rc = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_CONNECT);
         if (rc == -EAGAIN)
             return -EINPROGRESS; /* SO_SNDTIMEO expired (Linux) */
         if (rc == -EINTR && !pl_sock_restart(s, true))
@@ -386,12 +386,166 @@ timeval_ns(const void *val, socklen_t len)
     return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
 }
 
+/* Multicast memberships (IP_* and the MCAST_* family) and
+ * IP_MULTICAST_IF of a UDP socket name an interface: the stack answers
+ * them itself once the socket is accelerated (the kernel socket has no
+ * address on the interface, so it would refuse them, or join on a kernel
+ * interface that never sees the frames). TTL, loop and IP_MULTICAST_ALL
+ * take the generic path: the kernel validates, the stack stores. */
+static bool
+mc_if_opt(const struct pl_sock *s, int level, int name)
+{
+    if (s->type != SOCK_DGRAM || level != IPPROTO_IP)
+        return false;
+    switch (name) {
+    case IP_ADD_MEMBERSHIP:
+    case IP_DROP_MEMBERSHIP:
+    case IP_ADD_SOURCE_MEMBERSHIP:
+    case IP_DROP_SOURCE_MEMBERSHIP:
+    case IP_BLOCK_SOURCE:
+    case IP_UNBLOCK_SOURCE:
+    case IP_MULTICAST_IF:
+    case MCAST_JOIN_GROUP:
+    case MCAST_LEAVE_GROUP:
+    case MCAST_JOIN_SOURCE_GROUP:
+    case MCAST_LEAVE_SOURCE_GROUP:
+    case MCAST_BLOCK_SOURCE:
+    case MCAST_UNBLOCK_SOURCE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The kernel's index of ACCEL_IFACE (0 with ACCEL_VDEV: no kernel
+ * interface), by which ip_mreqn names the stack's interface. */
+static int
+our_ifindex(void)
+{
+    static atomic_int idx = -1;
+    int v = atomic_load(&idx);
+
+    if (v < 0) {
+        v = rt_cfg.vdev[0] == '\0' && rt_cfg.iface[0] != '\0'
+                ? (int)if_nametoindex(rt_cfg.iface)
+                : 0;
+        atomic_store(&idx, v);
+    }
+    return v;
+}
+
+/* For an undecided socket: 1 when the option names the stack's interface
+ * (its address, its index, or INADDR_ANY: the group's route), 0 when it
+ * names another one, -1 when it is malformed (the kernel answers). */
+static int
+mc_names_ours(int name, const void *val, socklen_t len)
+{
+    struct ip_mreqn r;
+
+    memset(&r, 0, sizeof(r));
+    if (val == NULL)
+        return -1;
+    switch (name) {
+    case IP_MULTICAST_IF:
+        if (len < (socklen_t)sizeof(struct in_addr))
+            return -1;
+        if (len >= (socklen_t)sizeof(struct ip_mreqn))
+            memcpy(&r, val, sizeof(r));
+        else if (len >= (socklen_t)sizeof(struct ip_mreq))
+            memcpy(&r, val, sizeof(struct ip_mreq));
+        else
+            memcpy(&r.imr_address, val, sizeof(r.imr_address));
+        break;
+    case IP_ADD_MEMBERSHIP:
+    case IP_DROP_MEMBERSHIP:
+        if (len < (socklen_t)sizeof(struct ip_mreq))
+            return -1;
+        memcpy(&r, val,
+               len >= (socklen_t)sizeof(r) ? sizeof(r)
+                                           : sizeof(struct ip_mreq));
+        break;
+    case MCAST_JOIN_GROUP:
+    case MCAST_LEAVE_GROUP: /* by interface index only */
+        if (len < (socklen_t)sizeof(struct group_req))
+            return -1;
+        memcpy(&r.imr_ifindex, val, sizeof(r.imr_ifindex));
+        break;
+    case MCAST_JOIN_SOURCE_GROUP:
+    case MCAST_LEAVE_SOURCE_GROUP:
+    case MCAST_BLOCK_SOURCE:
+    case MCAST_UNBLOCK_SOURCE:
+        if (len != (socklen_t)sizeof(struct group_source_req))
+            return -1;
+        memcpy(&r.imr_ifindex, val, sizeof(r.imr_ifindex));
+        break;
+    default: /* struct ip_mreq_source: group, interface, source */
+        if (len != (socklen_t)sizeof(struct ip_mreq_source))
+            return -1;
+        memcpy(&r, val, sizeof(struct ip_mreq));
+        break;
+    }
+    if (r.imr_ifindex != 0)
+        return r.imr_ifindex == our_ifindex();
+    return r.imr_address.s_addr == 0 || r.imr_address.s_addr == rt_cfg.ip_addr;
+}
+
+/* A multicast option naming an interface: the stack's answer for an
+ * accelerated socket; an undecided one naming the stack's interface is
+ * accelerated now (a receiver joins before or after its bind), one naming
+ * another interface goes to the kernel once the kernel accepted it.
+ * Returns 1 when the caller must take the generic path. */
+static int
+mc_setsockopt(struct pl_sock *s, int fd, int name, const void *val,
+              socklen_t len, int *rc)
+{
+    struct pl_net net;
+    int ours;
+
+    pthread_mutex_lock(&s->mu);
+    if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
+        pl_sock_net(&net);
+        ours = mc_names_ours(name, val, len);
+        if (net.ip == 0 || ours < 0) {
+            pthread_mutex_unlock(&s->mu);
+            return 1;
+        }
+        if (ours == 0) {
+            *rc =
+                (int)pl_sysret(libc_setsockopt(fd, IPPROTO_IP, name, val, len));
+            if (*rc == 0)
+                pl_sock_to_kernel(s, fd);
+            pthread_mutex_unlock(&s->mu);
+            return 0;
+        }
+        if (pl_sock_accelerate(s, fd) < 0) {
+            pl_sock_to_kernel(s, fd);
+            pthread_mutex_unlock(&s->mu);
+            return 1;
+        }
+    }
+    if (pl_sock_state(s) != PL_SOCK_ACCEL || !pl_sock_live(s)) {
+        pthread_mutex_unlock(&s->mu);
+        return 1;
+    }
+    rt_lock();
+    stk_set_ifindex(our_ifindex());
+    *rc = stk_sock_setsockopt(s->stk, IPPROTO_IP, name, val, len);
+    rt_poll(); /* the IGMP report goes out now */
+    rt_unlock();
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
 int
 pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
                    const void *val, socklen_t len)
 {
-    int rc = (int)pl_sysret(libc_setsockopt(fd, level, name, val, len));
+    int rc;
 
+    if (mc_if_opt(s, level, name) &&
+        mc_setsockopt(s, fd, name, val, len, &rc) == 0)
+        return rc;
+    rc = (int)pl_sysret(libc_setsockopt(fd, level, name, val, len));
     if (rc < 0)
         return rc;
     pthread_mutex_lock(&s->mu);

@@ -25,6 +25,7 @@
 
 #include "libc.h"
 #include "pl.h"
+#include "route.h"
 #include "rt.h"
 #include "stk.h"
 
@@ -108,11 +109,16 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     }
     for (;;) {
         rc = pl_sock_run(s, recv_op, &x);
+        if (rc == PL_SOCK_MOVED && pl_sock_state(s) == PL_SOCK_KERNEL)
+            return total ? (ssize_t)total
+                         : pl_sysret(
+                               libc_recvmsg(pl_sock_kfd(s, fd), msg, flags));
         msg->msg_namelen = m.msg_namelen;
         msg->msg_controllen = m.msg_controllen;
         msg->msg_flags = m.msg_flags;
         if (rc == -EAGAIN && s->type == SOCK_DGRAM && atomic_load(&s->kside)) {
-            ssize_t k = libc_recvmsg(fd, msg, x.flags | MSG_DONTWAIT);
+            ssize_t k =
+                libc_recvmsg(pl_sock_kfd(s, fd), msg, x.flags | MSG_DONTWAIT);
 
             if (k >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK))
                 return pl_sysret(k);
@@ -134,7 +140,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
             return total ? (ssize_t)total : rc;
         if (deadline == -2)
             deadline = pl_sock_deadline(s, false);
-        w = pl_sock_wait(s, fd, EPOLLIN, deadline);
+        w = pl_sock_wait(s, fd, EPOLLIN, deadline, RT_WAIT_RECV);
         if (w == -EINTR && total == 0 && pl_sock_restart(s, false))
             continue;
         if (w < 0)
@@ -158,11 +164,11 @@ send_kernel_udp(struct pl_sock *s, int fd, const struct msghdr *msg, int flags)
         if (rc == 0 && sin.sin_port != 0) {
             sin.sin_addr.s_addr = htonl(INADDR_ANY);
             if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
-                atomic_store(&s->kside, true);
+                pl_sock_kside_on(s, fd);
         }
     }
     pthread_mutex_unlock(&s->mu);
-    return pl_sysret(libc_sendmsg(fd, msg, flags));
+    return pl_sysret(libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
 }
 
 ssize_t
@@ -176,7 +182,6 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     bool nb, stream = s->type == SOCK_STREAM;
     int64_t deadline = -2;
     size_t want, total = 0;
-    struct pl_net net;
     ssize_t rc;
     int w;
 
@@ -184,12 +189,10 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
-    if (!stream && msg->msg_name != NULL) {
-        pl_sock_net(&net);
-        if (pl_route_connect(msg->msg_name, msg->msg_namelen, &net) ==
+    if (!stream && msg->msg_name != NULL &&
+        pl_sock_route_connect(s->type, -1, msg->msg_name, msg->msg_namelen) ==
             PL_ROUTE_KERNEL)
-            return send_kernel_udp(s, fd, msg, flags);
-    }
+        return send_kernel_udp(s, fd, msg, flags);
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
     want = iov_total(msg->msg_iov, n);
     if (stream && !nb && n > 0) {
@@ -198,6 +201,10 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     }
     for (;;) {
         rc = pl_sock_run(s, send_op, &x);
+        if (rc == PL_SOCK_MOVED && pl_sock_state(s) == PL_SOCK_KERNEL)
+            return total ? (ssize_t)total
+                         : pl_sysret(
+                               libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
         if (rc >= 0 && !stream)
             pl_sock_serve(s, RT_SERVE_ON); /* autobound: replies come here */
         if (rc >= 0) {
@@ -215,7 +222,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
             return total ? (ssize_t)total : rc;
         if (deadline == -2)
             deadline = pl_sock_deadline(s, true);
-        w = pl_sock_wait(s, fd, EPOLLOUT, deadline);
+        w = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_SEND);
         if (w == -EINTR && total == 0 && pl_sock_restart(s, true))
             continue;
         if (w < 0)
@@ -338,15 +345,13 @@ int
 pl_sock_decide_send(struct pl_sock *s, int fd, const struct sockaddr *a,
                     socklen_t len)
 {
-    struct pl_net net;
     enum pl_route r;
 
     if (a == NULL || s->type != SOCK_DGRAM)
         return pl_sock_state(s);
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        pl_sock_net(&net);
-        r = pl_route_connect(a, len, &net);
+        r = pl_sock_route_connect(s->type, fd, a, len);
         if (r == PL_ROUTE_ACCEL && pl_sock_accelerate(s, fd) < 0)
             r = PL_ROUTE_KERNEL;
         if (r == PL_ROUTE_KERNEL)

@@ -97,20 +97,23 @@ split_init(struct split *sp, struct pollfd *fds, nfds_t n)
 }
 
 static int
-block(struct pollfd *k, nfds_t nk, int ms, const sigset_t *mask)
+block(enum rt_wait_kind kind, struct pollfd *k, nfds_t nk, int ms,
+      const sigset_t *mask)
 {
     struct timespec ts;
 
     if (rt_started())
-        return rt_block(k, (int)nk, ms, mask);
+        return rt_block(kind, k, (int)nk, ms, mask);
     ts.tv_sec = ms / 1000;
     ts.tv_nsec = (long)(ms % 1000) * 1000000;
     return (int)pl_sysret(libc_ppoll(k, nk, ms < 0 ? NULL : &ts, mask));
 }
 
-/* The mixed poll: count of ready entries or -errno. */
+/* The mixed poll: count of ready entries or -errno. kind: RT_WAIT_POLL
+ * or RT_WAIT_SELECT (the spin budget). */
 static int
-mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask)
+mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask,
+           enum rt_wait_kind kind)
 {
     struct split sp;
     int count, k, ms, rc;
@@ -169,7 +172,7 @@ mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask)
         for (nfds_t i = 0; i < n; i++)
             if (sp.kind[i] == SLOT_ACCEL && (fds[i].events & POLLIN))
                 pl_sock_accept_wait(sp.socks[i], true, false);
-        rc = block(sp.k, sp.nk + sp.nside, ms, mask);
+        rc = block(kind, sp.k, sp.nk + sp.nside, ms, mask);
         for (nfds_t i = 0; i < n; i++)
             if (sp.kind[i] == SLOT_ACCEL && (fds[i].events & POLLIN))
                 pl_sock_accept_wait(sp.socks[i], false, false);
@@ -203,7 +206,7 @@ poll(struct pollfd *fds, nfds_t n, int timeout)
     if (!pl_active() || !any_ours(fds, n))
         return libc_poll(fds, n, timeout);
     pl_enter(&ctx);
-    rc = mixed_poll(fds, n, pl_deadline_ms(timeout), NULL);
+    rc = mixed_poll(fds, n, pl_deadline_ms(timeout), NULL, RT_WAIT_POLL);
     return (int)pl_exit(&ctx, rc);
 }
 
@@ -228,7 +231,7 @@ ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
     pl_enter(&ctx);
     deadline = ts_deadline(ts, &rc);
     if (rc == 0)
-        rc = mixed_poll(fds, n, deadline, mask);
+        rc = mixed_poll(fds, n, deadline, mask, RT_WAIT_POLL);
     return (int)pl_exit(&ctx, rc);
 }
 
@@ -274,7 +277,7 @@ mixed_select(int nfds, fd_set *r, fd_set *w, fd_set *e, int64_t deadline,
         if (ev)
             p[n++] = (struct pollfd){.fd = fd, .events = ev};
     }
-    rc = mixed_poll(p, (nfds_t)n, deadline, mask);
+    rc = mixed_poll(p, (nfds_t)n, deadline, mask, RT_WAIT_SELECT);
     for (int i = 0; rc > 0 && i < n; i++)
         if (p[i].revents & POLLNVAL)
             rc = -EBADF;

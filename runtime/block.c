@@ -1,6 +1,8 @@
 /*
- * Blocking waits. rt_block() first spins for ACCEL_POLL_USEC (or, right
- * after traffic, ACCEL_SPIN_AFTER_RX_USEC), polling the
+ * Blocking waits. rt_block() first spins for the budget of its call kind
+ * (ACCEL_POLL_USEC_RECV, _SEND, _ACCEPT, _CONNECT, _EPOLL, _POLL, _SELECT,
+ * each ACCEL_POLL_USEC unless set; or, right after traffic,
+ * ACCEL_SPIN_AFTER_RX_USEC if longer), polling the
  * port under the stack lock (and, every SPIN_FD_CHECK turns, the caller's
  * kernel fds with a zero timeout and the pending signals: the spin runs
  * with signals blocked so a signal still ends the wait with EINTR, as in
@@ -386,7 +388,7 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
     return rc < 0 ? rc : ready;
 }
 
-/* How long rt_block spins before sleeping: ACCEL_POLL_USEC, or, while
+/* How long rt_block spins before sleeping: the kind's budget, or, while
  * traffic flows (the last two receives less than RECENT_RX_NS apart, the
  * last one less than RECENT_RX_NS ago), ACCEL_SPIN_AFTER_RX_USEC if
  * longer. Under load the next frame usually comes within microseconds, and
@@ -399,9 +401,9 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
 #define RECENT_RX_NS 1000000u
 
 static uint32_t
-spin_budget_usec(uint64_t now)
+spin_budget_usec(enum rt_wait_kind kind, uint64_t now)
 {
-    uint32_t spin = rt_cfg.poll_usec;
+    uint32_t spin = rt_wait_spin_usec(&rt_cfg, kind);
     uint64_t last = atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
 
     if (rt_cfg.spin_after_rx_usec > spin && last + RECENT_RX_NS > now &&
@@ -430,8 +432,18 @@ signal_ready(const sigset_t *eff)
     return !sigisemptyset(&pend);
 }
 
+/* Count one spin outcome (the counters are written under the lock). */
+static void
+count_locked(uint64_t *counter)
+{
+    rt_lock();
+    (*counter)++;
+    rt_unlock();
+}
+
 int
-rt_block(struct pollfd *extra, int nextra, int timeout_ms, const void *sigmask)
+rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
+         int timeout_ms, const void *sigmask)
 {
     int saved = errno, rc = 0, ms;
     uint64_t now = rt_now_ns(), gen0;
@@ -452,7 +464,7 @@ rt_block(struct pollfd *extra, int nextra, int timeout_ms, const void *sigmask)
     atomic_fetch_add(&waiters, 1);
     gen0 = atomic_load(&wake_gen);
     rt_flush(); /* what this thread deferred goes out before it waits */
-    spin_usec = spin_budget_usec(now);
+    spin_usec = spin_budget_usec(kind, now);
     if (spin_usec > 0 && timeout_ms != 0) {
         uint64_t spin_end = now + (uint64_t)spin_usec * 1000u;
 
@@ -468,20 +480,31 @@ rt_block(struct pollfd *extra, int nextra, int timeout_ms, const void *sigmask)
         if (spin_end > end)
             spin_end = end;
         for (unsigned turn = 1;; turn++) {
+            bool hit;
             int n;
+
             rt_lock();
+            if (turn == 1)
+                RT_STAT_INC(wait_spins);
             n = rt_poll();
+            hit = n > 0 || atomic_load(&wake_gen) != gen0;
             if (n > 0)
                 RT_STAT_INC(spin_rx);
+            if (hit)
+                RT_STAT_INC(wait_spin_hits);
             rt_unlock();
-            if (n > 0 || atomic_load(&wake_gen) != gen0)
+            if (hit)
                 goto out;
             if (turn % SPIN_FD_CHECK == 0) {
                 rc = check_extra(extra, nextra);
+                if (rc > 0)
+                    count_locked(&rt_stats.wait_spin_hits);
                 if (rc != 0)
                     goto out;
-                if (signal_ready(&eff))
+                if (signal_ready(&eff)) {
+                    count_locked(&rt_stats.wait_spin_signals);
                     break;
+                }
             }
             now = rt_now_ns();
             if (now >= spin_end)

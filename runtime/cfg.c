@@ -2,18 +2,21 @@
  * Configuration parser. The table of options is generated from
  * cfg_options.def (one RT_OPT row per ACCEL_* variable): defaults, types,
  * ranges and docs all come from that one list. rt_cfg_parse() reads a
- * NULL-terminated environment array, applies defaults, range-checks every
- * value, warns about unknown ACCEL_* names (with the nearest known name as a
- * suggestion) and derives the binary forms of ACCEL_IP, ACCEL_GATEWAY and
- * ACCEL_MAC. A bad value gives -EINVAL and one line naming the variable, the
- * bad value and the fix. rt_cfg_load() does this once for `environ` into the
- * process-wide rt_cfg. Nothing here uses stdio: output goes through raw
- * write(2) so it works inside the preloaded library.
+ * NULL-terminated environment array, applies defaults, then the profile
+ * file named by ACCEL_PROFILE, then the environment (see "profiles"
+ * below), range-checks every value, warns about unknown ACCEL_* names (with the
+ * nearest known name as a suggestion) and derives the binary forms of ACCEL_IP,
+ * ACCEL_GATEWAY and ACCEL_MAC. A bad value gives -EINVAL and one line naming
+ * the variable, the bad value and the fix. rt_cfg_load() does this once for
+ * `environ` into the process-wide rt_cfg; rt_cfg_explain() writes every setting
+ * with where it came from (accel-run --explain). Nothing here uses stdio:
+ * output goes through raw write(2) so it works inside the preloaded library.
  */
 #include "cfg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -30,24 +33,26 @@ extern char **environ;
 
 struct rt_cfg rt_cfg;
 
-enum opt_type { T_u32, T_bool, T_str, T_enum };
+enum opt_type { T_u32, T_u32w, T_bool, T_str, T_enum };
 
 struct opt_desc {
     const char *name;
     enum opt_type type;
     size_t off;
-    const char *def_str; /* bool, str, enum */
+    const char *def_str; /* bool, str, enum; u32w: its word */
     uint32_t def_u32;
-    uint32_t min, max; /* u32 */
+    uint32_t min, max; /* u32, u32w */
     const char *words; /* enum: "a|b|c" */
     const char *doc;
 };
 
 #define OPT_DEF_u32(d) .def_u32 = (d)
+#define OPT_DEF_u32w(d) .def_str = (d)
 #define OPT_DEF_bool(d) .def_str = (d)
 #define OPT_DEF_str(d) .def_str = (d)
 #define OPT_DEF_enum(d) .def_str = (d)
 #define OPT_RANGE_u32(lo, hi) .min = (lo), .max = (hi)
+#define OPT_RANGE_u32w(lo, hi) .min = (lo), .max = (hi)
 #define OPT_RANGE_bool(lo, hi) .min = (lo), .max = (hi)
 #define OPT_RANGE_str(lo, hi) .min = (lo), .max = (hi)
 #define OPT_RANGE_enum(lo, hi) .words = (lo), .max = (hi)
@@ -207,6 +212,27 @@ set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg, char *err,
     char *copy;
 
     switch (o->type) {
+    case T_u32w:
+        if (strcasecmp(v, o->def_str) == 0) {
+            *(uint32_t *)field = RT_CFG_WORD;
+            return 0;
+        }
+        if (parse_u32(v, &u) != 0) {
+            seterr(err, errlen,
+                   "%s=%s: not a number; set %s to a whole number from %u to "
+                   "%u, or to %s",
+                   o->name, v, o->name, o->min, o->max, o->def_str);
+            return -EINVAL;
+        }
+        if (u < o->min || u > o->max) {
+            seterr(err, errlen,
+                   "%s=%s: out of range; set %s to a number from %u to %u, "
+                   "or to %s",
+                   o->name, v, o->name, o->min, o->max, o->def_str);
+            return -EINVAL;
+        }
+        *(uint32_t *)field = u;
+        return 0;
     case T_u32:
         if (parse_u32(v, &u) != 0) {
             seterr(
@@ -288,16 +314,13 @@ edit_distance(const char *a, const char *b)
     return prev[lb];
 }
 
-static void
-warn_unknown(const char *name, size_t len, void (*warn)(const char *line))
+/* The known option nearest to nm (edit distance <= 3), or NULL. */
+static const char *
+nearest_opt(const char *nm)
 {
-    char nm[128], line[256];
     const char *best = NULL;
     unsigned bestd = UINT_MAX;
 
-    if (warn == NULL)
-        return;
-    snprintf(nm, sizeof(nm), "%.*s", (int)len, name);
     for (size_t i = 0; i < NOPTS; i++) {
         unsigned d = edit_distance(nm, opts[i].name);
         if (d < bestd) {
@@ -305,7 +328,20 @@ warn_unknown(const char *name, size_t len, void (*warn)(const char *line))
             best = opts[i].name;
         }
     }
-    if (best != NULL && bestd <= 3)
+    return bestd <= 3 ? best : NULL;
+}
+
+static void
+warn_unknown(const char *name, size_t len, void (*warn)(const char *line))
+{
+    char nm[128], line[256];
+    const char *best;
+
+    if (warn == NULL)
+        return;
+    snprintf(nm, sizeof(nm), "%.*s", (int)len, name);
+    best = nearest_opt(nm);
+    if (best != NULL)
         snprintf(line, sizeof(line),
                  "unknown variable %s ignored; did you mean %s?", nm, best);
     else
@@ -485,15 +521,265 @@ rt_cfg_free(struct rt_cfg *cfg)
     }
 }
 
-int
-rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
-             void (*warn)(const char *line))
+/* ---- profiles ------------------------------------------------------------
+ * A profile is a text file of NAME=VALUE lines (blank lines and lines whose
+ * first non-blank character is '#' are ignored; blanks around NAME and
+ * VALUE are dropped; a VALUE in matching double or single quotes loses
+ * them). Every NAME must be a known option other than ACCEL_PROFILE*, set
+ * once, to a valid value: a profile is written by hand, so a typo is an
+ * error naming the file and line, never a silent default. ACCEL_PROFILE
+ * names the file (accel-run resolves profile names to it); its values sit
+ * between the built-in defaults and the environment, or above the
+ * environment with ACCEL_PROFILE_FORCE=1. The file is read with raw
+ * system calls, as the library's wrappers must not be re-entered.
+ */
+
+/* Index of every option in opts[], by name: OPT_ACCEL_PROFILE, ... */
+enum opt_index {
+#define RT_OPT(NAME, ...) OPT_##NAME,
+#include "cfg_options.def"
+#undef RT_OPT
+};
+
+#define PROFILE_MAX_BYTES (64 * 1024)
+#define PROFILE_MAX_LINE 1024
+
+/* Where an option's value came from. */
+struct origin {
+    enum rt_cfg_source src;
+    unsigned line;       /* PROFILE, FORCED: the line of the profile */
+    const char *env_val; /* FORCED: the environment value it overrode */
+};
+
+/* A profile file read and checked: values point into buf. */
+struct profile {
+    char *buf;
+    size_t n;
+    struct {
+        size_t opt;
+        unsigned line;
+        const char *val;
+    } e[NOPTS];
+};
+
+static void explain_line(size_t idx, const struct origin *g,
+                         const struct rt_cfg *cfg, char *out, size_t n);
+
+/* The whole file at path, NUL-terminated, in a malloc'd *out. */
+static int
+read_profile_file(const char *path, char **out, char *err, size_t errlen)
 {
-    bool seen[NOPTS];
+    long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    size_t len = 0;
+    char *buf;
+    int e = 0;
+
+    *out = NULL;
+    if (fd < 0) {
+        e = errno;
+        seterr(err, errlen,
+               "%s: cannot read the profile: %s; give the path of a "
+               "readable file",
+               path, strerror(e));
+        return -e;
+    }
+    buf = malloc(PROFILE_MAX_BYTES + 1);
+    if (buf == NULL) {
+        syscall(SYS_close, fd);
+        seterr(err, errlen, "%s: out of memory", path);
+        return -ENOMEM;
+    }
+    while (len <= PROFILE_MAX_BYTES) {
+        long r = syscall(SYS_read, fd, buf + len, PROFILE_MAX_BYTES + 1 - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            e = errno;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    syscall(SYS_close, fd);
+    if (e != 0) {
+        seterr(err, errlen, "%s: cannot read the profile: %s", path,
+               strerror(e));
+    } else if (len > PROFILE_MAX_BYTES) {
+        e = EFBIG;
+        seterr(err, errlen,
+               "%s: larger than %d KiB; a profile holds NAME=VALUE lines", path,
+               PROFILE_MAX_BYTES / 1024);
+    } else if (memchr(buf, '\0', len) != NULL) {
+        e = EINVAL;
+        seterr(err, errlen,
+               "%s: not a text file; a profile holds NAME=VALUE lines", path);
+    }
+    if (e != 0) {
+        free(buf);
+        return -e;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    return 0;
+}
+
+static char *
+skip_blank(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return s;
+}
+
+static void
+trim_end(char *s)
+{
+    size_t n = strlen(s);
+
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+        s[--n] = '\0';
+}
+
+/* One line's error: "path:line: ..." into err, -EINVAL. */
+static int line_err(char *err, size_t errlen, const char *path, unsigned line,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int
+line_err(char *err, size_t errlen, const char *path, unsigned line,
+         const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    seterr(err, errlen, "%s:%u: %s", path, line, msg);
+    return -EINVAL;
+}
+
+/* Read and check the profile at path into *p (p->buf to free). Every value
+ * is checked here, so applying them afterwards cannot fail. */
+static int
+read_profile(const char *path, struct profile *p, char *err, size_t errlen)
+{
+    unsigned first[NOPTS], lineno = 0;
+    struct rt_cfg scratch;
+    char *line, *next;
+    int rc;
+
+    p->n = 0;
+    rc = read_profile_file(path, &p->buf, err, errlen);
+    if (rc != 0)
+        return rc;
+    memset(first, 0, sizeof(first));
+    set_defaults(&scratch);
+    for (line = p->buf; rc == 0 && line != NULL; line = next) {
+        char msg[400], *key, *val, *eq;
+        const struct opt_desc *o;
+        size_t idx, vlen;
+
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        lineno++;
+        if (strlen(line) > PROFILE_MAX_LINE) {
+            rc = line_err(err, errlen, path, lineno,
+                          "line longer than %d characters", PROFILE_MAX_LINE);
+            break;
+        }
+        key = skip_blank(line);
+        trim_end(key);
+        if (*key == '\0' || *key == '#')
+            continue;
+        eq = strchr(key, '=');
+        if (eq == NULL) {
+            rc =
+                line_err(err, errlen, path, lineno,
+                         "expected NAME=VALUE or a # comment, got \"%s\"", key);
+            break;
+        }
+        *eq = '\0';
+        trim_end(key);
+        val = skip_blank(eq + 1);
+        vlen = strlen(val);
+        if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') &&
+            val[vlen - 1] == val[0]) {
+            val[vlen - 1] = '\0';
+            val++;
+        }
+        o = find_opt(key, strlen(key));
+        if (o == NULL) {
+            char prefixed[128];
+            const char *near;
+
+            snprintf(prefixed, sizeof(prefixed), "ACCEL_%s", key);
+            near = find_opt(prefixed, strlen(prefixed)) != NULL
+                       ? find_opt(prefixed, strlen(prefixed))->name
+                       : nearest_opt(key);
+            if (near != NULL)
+                rc = line_err(err, errlen, path, lineno,
+                              "unknown option %s; did you mean %s?", key, near);
+            else
+                rc = line_err(err, errlen, path, lineno,
+                              "unknown option %s; `accel-run "
+                              "--list-options` lists the known ones",
+                              key);
+            break;
+        }
+        idx = (size_t)(o - opts);
+        if (idx == OPT_ACCEL_PROFILE || idx == OPT_ACCEL_PROFILE_FORCE) {
+            rc = line_err(err, errlen, path, lineno,
+                          "%s cannot be set in a profile; give it to "
+                          "accel-run (--profile, --force-profile)",
+                          o->name);
+            break;
+        }
+        if (first[idx] != 0) {
+            rc = line_err(err, errlen, path, lineno,
+                          "%s is set again (first at line %u); keep one "
+                          "line",
+                          o->name, first[idx]);
+            break;
+        }
+        if (set_opt(o, val, &scratch, msg, sizeof(msg)) != 0) {
+            rc = line_err(err, errlen, path, lineno, "%s", msg);
+            break;
+        }
+        first[idx] = lineno;
+        p->e[p->n].opt = idx;
+        p->e[p->n].line = lineno;
+        p->e[p->n].val = val;
+        p->n++;
+    }
+    rt_cfg_free(&scratch);
+    if (rc != 0) {
+        free(p->buf);
+        p->buf = NULL;
+        p->n = 0;
+    }
+    return rc;
+}
+
+/*
+ * Defaults, then the profile named by ACCEL_PROFILE, then the environment
+ * (the first definition of a name wins, as with getenv(3)), except that
+ * with ACCEL_PROFILE_FORCE=1 the profile's names keep the profile's value.
+ * orig (NOPTS entries, may be NULL) gets where each value came from.
+ */
+static int
+parse_full(char *const *envp, struct rt_cfg *out, struct origin *orig,
+           char *err, size_t errlen, void (*warn)(const char *line))
+{
+    const char *envv[NOPTS];
+    bool seen[NOPTS], forced[NOPTS];
+    struct profile prof = {.buf = NULL, .n = 0};
     int rc = 0;
 
+    memset(envv, 0, sizeof(envv));
     memset(seen, 0, sizeof(seen));
+    memset(forced, 0, sizeof(forced));
     set_defaults(out);
+    if (orig != NULL)
+        memset(orig, 0, sizeof(*orig) * NOPTS);
     if (err != NULL && errlen > 0)
         err[0] = '\0';
     for (size_t k = 0; envp != NULL && envp[k] != NULL; k++) {
@@ -504,15 +790,65 @@ rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
         if (strncmp(e, "ACCEL_", 6) != 0 || eq == NULL)
             continue;
         o = find_opt(e, (size_t)(eq - e));
-        if (o == NULL) {
+        if (o == NULL)
             warn_unknown(e, (size_t)(eq - e), warn);
-            continue;
+        else if (envv[o - opts] == NULL)
+            envv[o - opts] = eq + 1;
+    }
+    if (envv[OPT_ACCEL_PROFILE] != NULL)
+        rc = set_opt(&opts[OPT_ACCEL_PROFILE], envv[OPT_ACCEL_PROFILE], out,
+                     err, errlen);
+    if (rc == 0 && envv[OPT_ACCEL_PROFILE_FORCE] != NULL)
+        rc = set_opt(&opts[OPT_ACCEL_PROFILE_FORCE],
+                     envv[OPT_ACCEL_PROFILE_FORCE], out, err, errlen);
+    if (rc == 0 && out->profile[0] != '\0') {
+        if (strchr(out->profile, '/') == NULL) {
+            seterr(err, errlen,
+                   "ACCEL_PROFILE=%s: not a path; run the program with "
+                   "`accel-run --profile %s` (which finds the installed "
+                   "profile), or set ACCEL_PROFILE to the file's path",
+                   out->profile, out->profile);
+            rc = -EINVAL;
+        } else {
+            rc = read_profile(out->profile, &prof, err, errlen);
         }
-        /* The first definition wins, as with getenv(3). */
-        if (seen[o - opts])
+    }
+    for (size_t i = 0; rc == 0 && i < prof.n; i++) {
+        size_t idx = prof.e[i].opt;
+
+        if (envv[idx] != NULL && !out->profile_force)
             continue;
-        seen[o - opts] = true;
-        if (rc == 0)
+        rc = set_opt(&opts[idx], prof.e[i].val, out, err, errlen);
+        forced[idx] = envv[idx] != NULL;
+        if (orig != NULL) {
+            orig[idx].src =
+                forced[idx] ? RT_CFG_SRC_FORCED : RT_CFG_SRC_PROFILE;
+            orig[idx].line = prof.e[i].line;
+            orig[idx].env_val = envv[idx];
+        }
+    }
+    free(prof.buf);
+    /* The environment, in its own order (the first bad value is the one
+     * reported). */
+    for (size_t k = 0; envp != NULL && envp[k] != NULL; k++) {
+        const char *e = envp[k];
+        const char *eq = strchr(e, '=');
+        const struct opt_desc *o;
+        size_t idx;
+
+        if (strncmp(e, "ACCEL_", 6) != 0 || eq == NULL)
+            continue;
+        o = find_opt(e, (size_t)(eq - e));
+        if (o == NULL)
+            continue;
+        idx = (size_t)(o - opts);
+        if (seen[idx] || forced[idx])
+            continue;
+        seen[idx] = true;
+        if (orig != NULL)
+            orig[idx].src = RT_CFG_SRC_ENV;
+        if (rc == 0 && idx != OPT_ACCEL_PROFILE &&
+            idx != OPT_ACCEL_PROFILE_FORCE)
             rc = set_opt(o, eq + 1, out, err, errlen);
     }
     if (rc == 0 && out->ip[0] != '\0')
@@ -522,6 +858,13 @@ rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
     if (rc == 0 && out->mac[0] != '\0')
         rc = derive_mac(out, err, errlen);
     return rc;
+}
+
+int
+rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
+             void (*warn)(const char *line))
+{
+    return parse_full(envp, out, NULL, err, errlen, warn);
 }
 
 static void
@@ -536,7 +879,8 @@ static int load_rc;
 static void
 load(void)
 {
-    char err[512];
+    struct origin orig[NOPTS];
+    char err[512], line[1024];
     struct rt_cfg tmp;
 
     /* First pass without warnings, to learn the log level and file. */
@@ -549,12 +893,21 @@ load(void)
                     tmp.log_file);
     }
     rt_cfg_free(&tmp);
-    load_rc = rt_cfg_parse(environ, &rt_cfg, err, sizeof(err), warn_log);
+    load_rc = parse_full(environ, &rt_cfg, orig, err, sizeof(err), warn_log);
     if (load_rc != 0) {
         RT_ERR("cfg", "%s (the program runs on the kernel stack)", err);
         rt_cfg_free(&rt_cfg);
         set_defaults(&rt_cfg);
         rt_log_level = rt_cfg.log_level;
+        return;
+    }
+    /* At info level, every setting that is not a default, with its
+     * source: the library's side of `accel-run --explain`. */
+    for (size_t i = 0; rt_log_level >= RT_LOG_INFO && i < NOPTS; i++) {
+        if (orig[i].src != RT_CFG_SRC_DEFAULT) {
+            explain_line(i, &orig[i], &rt_cfg, line, sizeof(line));
+            RT_INFO("cfg", "%s", line);
+        }
     }
 }
 
@@ -570,6 +923,7 @@ type_name(enum opt_type t)
 {
     switch (t) {
     case T_u32:
+    case T_u32w:
         return "number";
     case T_bool:
         return "bool";
@@ -590,6 +944,9 @@ rt_cfg_list_options(int fd)
         putf(fd, "%s (%s", o->name, type_name(o->type));
         if (o->type == T_u32)
             putf(fd, " %u..%u, default %u", o->min, o->max, o->def_u32);
+        else if (o->type == T_u32w)
+            putf(fd, " %u..%u or %s, default %s", o->min, o->max, o->def_str,
+                 o->def_str);
         else if (o->type == T_enum)
             putf(fd, " %s, default %s", o->words, o->def_str);
         else if (o->type == T_bool)
@@ -611,6 +968,12 @@ rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
         switch (o->type) {
         case T_u32:
             putf(fd, "%s=%u\n", o->name, *(const uint32_t *)field);
+            break;
+        case T_u32w:
+            if (*(const uint32_t *)field == RT_CFG_WORD)
+                putf(fd, "%s=%s\n", o->name, o->def_str);
+            else
+                putf(fd, "%s=%u\n", o->name, *(const uint32_t *)field);
             break;
         case T_bool:
             putf(fd, "%s=%d\n", o->name, *(const bool *)field ? 1 : 0);
@@ -637,4 +1000,115 @@ rt_cfg_enum_word(const char *name, int value)
     if (o == NULL || o->type != T_enum)
         return "?";
     return enum_word(o->words, value, w, sizeof(w));
+}
+
+/* ---- explain ------------------------------------------------------------ */
+
+/* The value of option o in cfg, as NAME= would set it. */
+static const char *
+format_value(const struct opt_desc *o, const struct rt_cfg *cfg, char *buf,
+             size_t n)
+{
+    const void *field = (const char *)cfg + o->off;
+    const char *s;
+
+    switch (o->type) {
+    case T_u32:
+        snprintf(buf, n, "%u", *(const uint32_t *)field);
+        break;
+    case T_u32w:
+        if (*(const uint32_t *)field == RT_CFG_WORD)
+            snprintf(buf, n, "%s", o->def_str);
+        else
+            snprintf(buf, n, "%u", *(const uint32_t *)field);
+        break;
+    case T_bool:
+        snprintf(buf, n, "%d", *(const bool *)field ? 1 : 0);
+        break;
+    case T_enum:
+        enum_word(o->words, *(const int *)field, buf, n);
+        break;
+    case T_str:
+        s = *(char *const *)field;
+        snprintf(buf, n, "%s", s != NULL ? s : "");
+        break;
+    }
+    return buf;
+}
+
+/* "latency" for ".../latency.conf". */
+static const char *
+profile_name(const char *path, char *buf, size_t n)
+{
+    const char *base = strrchr(path, '/');
+    size_t len;
+
+    base = base != NULL ? base + 1 : path;
+    len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".conf") == 0)
+        len -= 5;
+    snprintf(buf, n, "%.*s", (int)len, base);
+    return buf;
+}
+
+/* "NAME=value", padded, then where the value came from. */
+static void
+explain_line(size_t idx, const struct origin *g, const struct rt_cfg *cfg,
+             char *out, size_t n)
+{
+    char val[RT_CFG_STR_MAX + 8], setting[RT_CFG_STR_MAX + 80], name[128];
+    const char *pname;
+
+    snprintf(setting, sizeof(setting), "%s=%s", opts[idx].name,
+             format_value(&opts[idx], cfg, val, sizeof(val)));
+    switch (g->src) {
+    case RT_CFG_SRC_DEFAULT:
+        snprintf(out, n, "%-36s default", setting);
+        break;
+    case RT_CFG_SRC_ENV:
+        snprintf(out, n, "%-36s environment", setting);
+        break;
+    case RT_CFG_SRC_PROFILE:
+        pname = profile_name(cfg->profile, name, sizeof(name));
+        snprintf(out, n, "%-36s profile %s (%s:%u)", setting, pname,
+                 cfg->profile, g->line);
+        break;
+    case RT_CFG_SRC_FORCED:
+        pname = profile_name(cfg->profile, name, sizeof(name));
+        snprintf(out, n,
+                 "%-36s forced profile %s (%s:%u), over environment %s=%.80s",
+                 setting, pname, cfg->profile, g->line, opts[idx].name,
+                 g->env_val != NULL ? g->env_val : "");
+        break;
+    }
+}
+
+int
+rt_cfg_explain(char *const *envp, int fd, char *err, size_t errlen)
+{
+    struct origin orig[NOPTS];
+    struct rt_cfg cfg;
+    char line[1024];
+    int rc;
+
+    rc = parse_full(envp, &cfg, orig, err, errlen, NULL);
+    for (size_t i = 0; rc == 0 && i < NOPTS; i++) {
+        explain_line(i, &orig[i], &cfg, line, sizeof(line));
+        putf(fd, "%s\n", line);
+    }
+    rt_cfg_free(&cfg);
+    return rc;
+}
+
+int
+rt_cfg_profile_check(const char *path, char *err, size_t errlen)
+{
+    struct profile p;
+    int rc;
+
+    if (err != NULL && errlen > 0)
+        err[0] = '\0';
+    rc = read_profile(path, &p, err, errlen);
+    free(p.buf);
+    return rc;
 }

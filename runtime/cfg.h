@@ -1,6 +1,6 @@
 /*
  * Configuration: the ACCEL_* options of cfg_options.def, read once from the
- * environment (and, later, a profile), range-checked, then immutable.
+ * environment and the ACCEL_PROFILE file, range-checked, then immutable.
  */
 #ifndef ACCEL_RT_CFG_H
 #define ACCEL_RT_CFG_H
@@ -17,6 +17,7 @@ extern "C" {
 
 struct rt_cfg {
 #define RT_OPT_TYPE_u32 uint32_t
+#define RT_OPT_TYPE_u32w uint32_t
 #define RT_OPT_TYPE_bool bool
 #define RT_OPT_TYPE_str char *
 #define RT_OPT_TYPE_enum int
@@ -28,6 +29,17 @@ struct rt_cfg {
     uint8_t mac_addr[6];
     bool mac_set;
 };
+
+/** The value of a u32w option set to its word (or left at it): "inherit",
+ *  "none", ... (see cfg_options.def). Outside every option's range. */
+#define RT_CFG_WORD UINT32_MAX
+
+/** v, or dflt when v is RT_CFG_WORD (an "inherit" option left unset). */
+static inline uint32_t
+rt_cfg_or(uint32_t v, uint32_t dflt)
+{
+    return v == RT_CFG_WORD ? dflt : v;
+}
 
 /** The process configuration (valid after rt_cfg_load). */
 extern struct rt_cfg rt_cfg;
@@ -59,6 +71,34 @@ void rt_cfg_write_effective(int fd, const struct rt_cfg *cfg);
 /** The word of an enum option's value, e.g. rt_cfg_enum_word("ACCEL_DRIVER",
  *  rt_cfg.driver) -> "auto"; "?" when out of range or not an enum. */
 const char *rt_cfg_enum_word(const char *name, int value);
+
+/* ---- profiles and accel-run --explain ----------------------------------- */
+
+/** Where an option's effective value came from. */
+enum rt_cfg_source {
+    RT_CFG_SRC_DEFAULT = 0, /* cfg_options.def's default */
+    RT_CFG_SRC_PROFILE,     /* a line of the ACCEL_PROFILE file */
+    RT_CFG_SRC_ENV,         /* the environment */
+    RT_CFG_SRC_FORCED,      /* the profile, over the environment's value
+                               (ACCEL_PROFILE_FORCE=1) */
+};
+
+/**
+ * Check the profile file at path on its own: every line is blank, a
+ * # comment or NAME=VALUE with a known option (not ACCEL_PROFILE*), set
+ * once, to a valid value. 0, or -EINVAL / -errno with one line in err:
+ * "PATH:LINE: ..." (or "PATH: ..." when the file cannot be read).
+ */
+int rt_cfg_profile_check(const char *path, char *err, size_t errlen);
+
+/**
+ * Parse envp as rt_cfg_parse does (profile included), then write one line
+ * per option of cfg_options.def to fd: "NAME=value", padded, and where the
+ * value came from: "default", "environment", "profile NAME (PATH:LINE)" or
+ * "forced profile NAME (PATH:LINE), over environment NAME=value". Returns
+ * rt_cfg_parse's result; on an error only err is written.
+ */
+int rt_cfg_explain(char *const *envp, int fd, char *err, size_t errlen);
 
 /* Enum values, in the order of the words in cfg_options.def. */
 enum { RT_DRIVER_AUTO = 0, RT_DRIVER_AF_XDP = 1, RT_DRIVER_AF_PACKET = 2 };

@@ -27,12 +27,16 @@
 
 #define CALIBRATE_NS 20000000ull
 
-enum { CK_UNKNOWN = 0, CK_CALIBRATING, CK_TSC, CK_SYSCALL };
+enum { CK_UNKNOWN = 0, CK_STARTING, CK_CALIBRATING, CK_TSC, CK_SYSCALL };
 
 static struct {
     uint64_t tsc0, ns0;
     uint64_t mult; /* ns per TSC tick, 32.32 fixed point */
 } ck;
+/* The calibration's start, written once before CK_CALIBRATING is
+ * published (release) and read only after it is seen (acquire); ck is
+ * written once, before CK_TSC. */
+static uint64_t cal_tsc0, cal_ns0;
 static _Atomic int ck_state;
 
 static uint64_t
@@ -78,16 +82,20 @@ slow_now(void)
             atomic_store(&ck_state, CK_SYSCALL);
             return ns;
         }
-        ck.tsc0 = tsc;
-        ck.ns0 = ns;
-        atomic_compare_exchange_strong(&ck_state, &want, CK_CALIBRATING);
+        if (atomic_compare_exchange_strong(&ck_state, &want, CK_STARTING)) {
+            cal_tsc0 = tsc;
+            cal_ns0 = ns;
+            atomic_store_explicit(&ck_state, CK_CALIBRATING,
+                                  memory_order_release);
+        }
         return ns;
     }
-    if (st == CK_CALIBRATING && ns - ck.ns0 >= CALIBRATE_NS && tsc > ck.tsc0) {
+    if (st == CK_CALIBRATING && ns - cal_ns0 >= CALIBRATE_NS &&
+        tsc > cal_tsc0) {
         static atomic_flag busy = ATOMIC_FLAG_INIT;
         if (!atomic_flag_test_and_set(&busy)) {
-            ck.mult = (uint64_t)((((unsigned __int128)(ns - ck.ns0)) << 32) /
-                                 (tsc - ck.tsc0));
+            ck.mult = (uint64_t)((((unsigned __int128)(ns - cal_ns0)) << 32) /
+                                 (tsc - cal_tsc0));
             ck.tsc0 = tsc;
             ck.ns0 = ns;
             atomic_store_explicit(&ck_state, CK_TSC, memory_order_release);

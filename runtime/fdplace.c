@@ -16,6 +16,7 @@
  * Only raw syscalls: the interposed libc names must not be re-entered.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -85,6 +86,14 @@ rt__fd_release_low(void)
     free(reserved);
     reserved = NULL;
     nreserved = 0;
+}
+
+int
+rt_fd_dup_high(int fd)
+{
+    long hi = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, rt__fd_base());
+
+    return hi < 0 ? -errno : (int)hi;
 }
 
 int

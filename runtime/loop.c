@@ -40,10 +40,13 @@ rt__tx_due(void)
 void
 rt_flush(void)
 {
-    if (rt__port.ntx == 0 || !rt__port.up)
+    /* A peek without the lock (ntx is written under it, atomically so
+     * that this read is defined); up is checked under the lock. */
+    if (__atomic_load_n(&rt__port.ntx, __ATOMIC_RELAXED) == 0)
         return;
     rt_lock();
-    rt__tx_flush();
+    if (rt__port.up)
+        rt__tx_flush();
     rt_unlock();
 }
 

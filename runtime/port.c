@@ -132,6 +132,10 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
     bool rx_intr, is_xdp;
     int rc, sock = rte_eth_dev_socket_id(port_id);
 
+    /* A port tried before (af_xdp, before the af_packet fallback) may
+     * have left its wait fds. */
+    rt__port.nwait = 0;
+    rt__port.wait_kind = RT__WAIT_NONE;
     if (sock < 0)
         sock = (int)rte_socket_id();
     rte_eth_dev_get_name_by_port(port_id, name);
@@ -202,6 +206,12 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
         return rc;
     }
     rt__port.up = true;
+    /* Groups the stack joins (IGMP) have no per-group MAC filter: take
+     * every multicast frame. PMDs without the call are fine (af_xdp and
+     * af_packet on veth receive them anyway). */
+    rc = rte_eth_allmulticast_enable(port_id);
+    if (rc != 0 && rc != -ENOTSUP)
+        RT_DBG("port", "%s: allmulticast: %s", name, strerror(-rc));
     if (cfg->mac_set) {
         memcpy(mac, cfg->mac_addr, 6);
     } else {
@@ -246,9 +256,11 @@ rt__port_close(uint16_t port_id)
         rt__port_stats_snapshot();
         rte_eth_dev_stop(port_id);
     }
+    /* nwait, wait_fds and wait_kind stay (rt__port_init resets them):
+     * at exit, sleepers read them without the lock to build their ppoll
+     * set (a closed fd just ends that ppoll), and every poll checks up
+     * under the lock. */
     rt__port.up = false;
-    rt__port.nwait = 0;
-    rt__port.wait_kind = RT__WAIT_NONE;
     intr_fd = -1;
 }
 
@@ -341,7 +353,8 @@ rt__tx_send(void *ctx, void *handle, uint16_t len)
     (void)ctx;
     m->data_len = len;
     m->pkt_len = len;
-    rt__port.txbuf[rt__port.ntx++] = m;
+    rt__port.txbuf[rt__port.ntx] = m;
+    __atomic_store_n(&rt__port.ntx, rt__port.ntx + 1, __ATOMIC_RELAXED);
     if (rt__port.ntx >= rt__port.burst)
         rt__tx_flush();
 }
@@ -385,5 +398,5 @@ rt__tx_flush_locked(void)
     }
     RT_STAT_ADD(tx_frames, sent);
     RT_STAT_ADD(tx_bytes, bytes);
-    rt__port.ntx = 0;
+    __atomic_store_n(&rt__port.ntx, 0, __ATOMIC_RELAXED);
 }

@@ -12,6 +12,13 @@
  * processes (runtime/share.c), it does not wait on the port while another
  * process's application polls it (a forked master would otherwise take
  * every frame's wakeup), and a fork child starts its own on its first poll.
+ *
+ * So by default an idle process costs no CPU: the thread sleeps in the
+ * kernel until a frame arrives or the next lwIP timer is due (at most one
+ * period). ACCEL_PROGRESS_SPIN=1 asks for the other trade: the thread polls
+ * the port without sleeping (one CPU kept busy, pinned with
+ * ACCEL_PROGRESS_CPU), so frames are handled within microseconds even
+ * while every application thread computes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +27,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_pause.h>
+
+#include "cfg.h"
 #include "inlib.h"
 #include "log.h"
 #include "rt.h"
@@ -42,6 +52,20 @@ sleep_ns(uint64_t ns)
         ;
 }
 
+/* ACCEL_PROGRESS_SPIN=1: poll for ever, never sleep. The pause between
+ * turns lets an application thread that wants the lock take it. */
+static void
+spin_forever(void)
+{
+    for (;;) {
+        rt_lock();
+        rt_poll();
+        rt_unlock();
+        for (int i = 0; i < 16; i++)
+            rte_pause();
+    }
+}
+
 static void *
 progress_main(void *arg)
 {
@@ -52,6 +76,8 @@ progress_main(void *arg)
     rt__is_progress = true;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
+    if (rt_cfg.progress_spin)
+        spin_forever();
     for (;;) {
         uint64_t now = rt_now_ns();
         uint64_t last =
@@ -108,6 +134,19 @@ rt__progress_start(uint32_t period_usec)
         return -rc;
     }
     pthread_setname_np(tid, "accel-progress");
+    if (rt_cfg.progress_cpu != RT_CFG_WORD) {
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(rt_cfg.progress_cpu, &set);
+        rc = pthread_setaffinity_np(tid, sizeof(set), &set);
+        if (rc != 0)
+            RT_WARN("progress",
+                    "ACCEL_PROGRESS_CPU=%u: cannot pin the progress thread "
+                    "there: %s; it runs unpinned (set a CPU this process may "
+                    "use, see taskset -p)",
+                    rt_cfg.progress_cpu, strerror(rc));
+    }
     running = true;
     return 0;
 }

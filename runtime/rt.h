@@ -19,6 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "waitkind.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,13 +48,14 @@ int rt_poll(void);
  * Block the calling thread (stack lock NOT held) until the port may have
  * received frames, the stack signalled an event (rt_wakeup()), or
  * timeout_ms passes (-1: no limit, but never past the next lwIP timer).
+ * It spins first for the budget of kind (waitkind.h).
  * extra_fds/nextra: kernel fds (pollfd array) waited on at the same time;
  * their revents are filled in. Returns the number of ready extra fds, 0, or
  * -errno (-EINTR when a signal arrived).
  */
 struct pollfd;
-int rt_block(struct pollfd *extra_fds, int nextra, int timeout_ms,
-             const void *sigmask);
+int rt_block(enum rt_wait_kind kind, struct pollfd *extra_fds, int nextra,
+             int timeout_ms, const void *sigmask);
 
 /** Wake every thread sleeping in rt_block(). Cheap when nobody sleeps. */
 void rt_wakeup(void);
@@ -79,6 +82,10 @@ uint64_t rt_now_ns(void);
  * runtime may use them as rx wait fds (poll POLLIN = frames in the ring).
  */
 void rt_note_port_socket(int fd, int domain);
+
+/** A close-on-exec duplicate of fd among the runtime's own descriptors,
+ *  above the range applications use (fdplace.c), or -errno. */
+int rt_fd_dup_high(int fd);
 
 /* ---- fork: several processes on the port (runtime/share.c) ---------- */
 

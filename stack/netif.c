@@ -32,6 +32,7 @@
 static struct netif stk_netif;
 static struct stk_link_ops link_ops;
 static bool stk_up;
+static int stk_kernel_ifindex;
 
 static err_t
 link_output(struct netif *netif, struct pbuf *p)
@@ -45,6 +46,26 @@ link_output(struct netif *netif, struct pbuf *p)
         return ERR_OK; /* dropped like a full ring; counted by the port */
     pbuf_copy_partial(p, buf, p->tot_len, 0);
     link_ops.tx_send(link_ops.ctx, handle, p->tot_len);
+    return ERR_OK;
+}
+
+/* lwIP's IGMP asks for frames to a group's MAC (01:00:5e + the low 23
+ * bits of the group) when the first socket joins it, and releases them
+ * when the last one leaves. The port takes every multicast frame
+ * (allmulticast, runtime/port.c) unless it gave a filter. */
+static err_t
+mac_filter(struct netif *netif, const ip4_addr_t *group,
+           enum netif_mac_filter_action action)
+{
+    uint32_t g = lwip_ntohl(ip4_addr_get_u32(group));
+    uint8_t mac[6] = {0x01, 0x00, 0x5e};
+
+    mac[3] = (uint8_t)((g >> 16) & 0x7f);
+    mac[4] = (uint8_t)(g >> 8);
+    mac[5] = (uint8_t)g;
+    (void)netif;
+    if (link_ops.mc_filter != NULL)
+        link_ops.mc_filter(link_ops.ctx, mac, action == NETIF_ADD_MAC_FILTER);
     return ERR_OK;
 }
 
@@ -65,6 +86,7 @@ netif_setup(struct netif *netif)
     memcpy(netif->hwaddr, cfg->mac, ETH_HWADDR_LEN);
     netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP |
                    NETIF_FLAG_ETHERNET | NETIF_FLAG_IGMP;
+    netif_set_igmp_mac_filter(netif, mac_filter);
     if (!(cfg->csum_flags & STK_CSUM_RX_IP))
         chk |= NETIF_CHECKSUM_CHECK_IP;
     if (!(cfg->csum_flags & STK_CSUM_RX_L4))
@@ -195,6 +217,18 @@ uint32_t
 stk_local_ip(void)
 {
     return stk_up ? ip4_addr_get_u32(netif_ip4_addr(&stk_netif)) : 0;
+}
+
+void
+stk_set_ifindex(int ifindex)
+{
+    stk_kernel_ifindex = ifindex;
+}
+
+int
+stk_ifindex(void)
+{
+    return stk_kernel_ifindex;
 }
 
 bool

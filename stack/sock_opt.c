@@ -163,6 +163,8 @@ stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
         return set_sol_socket(s, name, val, len);
     if (level == IPPROTO_TCP)
         return set_tcp(s, name, val, len);
+    if (level == IPPROTO_IP)
+        return stk__mc_setsockopt(s, name, val, len);
     return -ENOPROTOOPT;
 }
 
@@ -311,5 +313,7 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
             return -ENOPROTOOPT;
         }
     }
+    if (level == IPPROTO_IP)
+        return stk__mc_getsockopt(s, name, val, len);
     return -ENOPROTOOPT;
 }

@@ -21,6 +21,7 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 
+#include "cfg.h"
 #include "stats.h"
 #include "stk_priv.h"
 
@@ -195,6 +196,8 @@ stk__tcp_fresh_pcb(struct stk_sock *s)
 int
 stk__tcp_create(struct stk_sock *s)
 {
+    s->nodelay = rt_cfg.tcp_nodelay; /* ACCEL_TCP_NODELAY; accepted
+                                      * sockets copy their listener's */
     return stk__tcp_fresh_pcb(s);
 }
 

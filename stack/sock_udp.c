@@ -5,7 +5,9 @@
  * counted in udp_rx_drop_full). A connected socket only receives from its
  * peer (lwIP's pcb matching does that filtering, as Linux does), and gets
  * the ICMP errors its datagrams caused (icmp_err.c) as a pending error
- * that the next recv or send returns.
+ * that the next recv or send returns. A datagram to a multicast group
+ * goes to every socket on the port that takes it (deliver_mcast), as on
+ * Linux; memberships and filters are in sock_mcast.c.
  * Ephemeral ports come from lwIP (random start in 32768-60999).
  */
 #include <errno.h>
@@ -18,28 +20,93 @@
 #include "stats.h"
 #include "stk_priv.h"
 
+/* Queue datagram p (this reference is taken) on s. */
 static void
-cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
-        u16_t port)
+enqueue(struct stk_sock *s, struct pbuf *p, uint32_t addr, u16_t port)
 {
-    struct stk_sock *s = arg;
-    size_t cost;
+    size_t cost = (size_t)p->tot_len + STK_UDP_OVERHEAD;
 
-    (void)pcb;
-    if (s == NULL) {
-        pbuf_free(p);
-        return;
-    }
-    cost = (size_t)p->tot_len + STK_UDP_OVERHEAD;
     /* Linux admits a datagram while the queue is below the limit. */
     if (s->rx_bytes >= (size_t)(s->rcvbuf ? s->rcvbuf : STK_UDP_BUF_DEFAULT) ||
-        stk__ring_push(&s->rxq, p, ip4_addr_get_u32(addr), port) < 0) {
+        stk__ring_push(&s->rxq, p, addr, port) < 0) {
         RT_STAT_INC(udp_rx_drop_full);
         pbuf_free(p);
         return;
     }
     s->rx_bytes += cost;
     stk__changed(s, true);
+}
+
+static void cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
+                    const ip_addr_t *addr, u16_t port);
+
+/* The interface's source filter (Linux ip_check_mc_rcu): a source is
+ * taken when some socket's membership of the group takes it. Frames to
+ * groups the interface did not join never get here (lwIP's IGMP). */
+static bool
+iface_takes(uint32_t group, uint32_t src)
+{
+    if (group == PP_HTONL(0xe0000001UL))
+        return true; /* all-hosts: the interface is always a member */
+    for (struct udp_pcb *u = udp_pcbs; u != NULL; u = u->next)
+        if (u->recv == cb_recv && u->recv_arg != NULL &&
+            stk__mc_filter(u->recv_arg, group, src) == 1)
+            return true;
+    return false;
+}
+
+/* A datagram to a multicast group: lwIP hands it to one pcb, Linux
+ * (__udp4_lib_mcast_deliver) to every socket bound to the port on ANY or
+ * on the group, connected sockets only from their peer, each through its
+ * source filter (ip_mc_sf_allow), or the interface's for a socket that
+ * did not join the group (IP_MULTICAST_ALL). The copies share the pbuf:
+ * queued datagrams are only read. */
+static void
+deliver_mcast(struct udp_pcb *pcb, struct pbuf *p, uint32_t src, u16_t sport)
+{
+    uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
+    int iface = -1; /* the interface's filter, once asked */
+
+    for (struct udp_pcb *u = udp_pcbs; u != NULL; u = u->next) {
+        struct stk_sock *o = u->recv_arg;
+        uint32_t lip = ip4_addr_get_u32(&u->local_ip);
+        int take;
+
+        if (u->recv != cb_recv || o == NULL ||
+            u->local_port != pcb->local_port || (lip != 0 && lip != dst))
+            continue;
+        if ((u->flags & UDP_FLAGS_CONNECTED) &&
+            (ip4_addr_get_u32(&u->remote_ip) != src || u->remote_port != sport))
+            continue;
+        take = stk__mc_filter(o, dst, src);
+        if (take < 0 && stk__mc_all(o)) {
+            if (iface < 0)
+                iface = iface_takes(dst, src);
+            take = iface;
+        }
+        if (take <= 0)
+            continue;
+        pbuf_ref(p);
+        enqueue(o, p, src, sport);
+    }
+    pbuf_free(p);
+}
+
+static void
+cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+        u16_t port)
+{
+    struct stk_sock *s = arg;
+
+    if (s == NULL) {
+        pbuf_free(p);
+        return;
+    }
+    if (ip4_addr_ismulticast(ip4_current_dest_addr())) {
+        deliver_mcast(pcb, p, ip4_addr_get_u32(addr), port);
+        return;
+    }
+    enqueue(s, p, ip4_addr_get_u32(addr), port);
 }
 
 int
@@ -51,6 +118,7 @@ stk__udp_create(struct stk_sock *s)
         return -ENOMEM;
     s->pcb.udp = pcb;
     udp_recv(pcb, cb_recv, s);
+    stk__mc_apply_pcb(s);
     return 0;
 }
 
@@ -125,7 +193,8 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
     rc = stk__addr_in(addr, len, &ip, &port);
     if (rc < 0)
         return rc;
-    if (!stk_route_ok(ip) && !stk__is_local_ip(ip))
+    ip4_addr_set_u32(&a, ip);
+    if (!stk_route_ok(ip) && !stk__is_local_ip(ip) && !ip4_addr_ismulticast(&a))
         return -ENETUNREACH;
     if (ip == 0xffffffffu && !s->broadcast)
         return -EACCES;
@@ -221,7 +290,8 @@ stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
     } else {
         return -EDESTADDRREQ;
     }
-    if (!stk_route_ok(ip) && !stk__is_local_ip(ip))
+    ip4_addr_set_u32(&a, ip);
+    if (!stk_route_ok(ip) && !stk__is_local_ip(ip) && !ip4_addr_ismulticast(&a))
         return -ENETUNREACH;
     if (ip == 0xffffffffu && !s->broadcast)
         return -EACCES;
@@ -248,7 +318,6 @@ stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
         pbuf_take_at(p, msg->msg_iov[i].iov_base, (u16_t)l, (u16_t)off);
         off += l;
     }
-    ip4_addr_set_u32(&a, ip);
     e = udp_sendto(s->pcb.udp, p, &a, port);
     pbuf_free(p);
     if (e != ERR_OK)
@@ -270,6 +339,7 @@ stk__udp_shutdown(struct stk_sock *s, int how)
 void
 stk__udp_close(struct stk_sock *s)
 {
+    stk__mc_close(s); /* Linux ip_mc_drop_socket: leave every group */
     if (s->pcb.udp != NULL) {
         udp_recv(s->pcb.udp, NULL, NULL);
         udp_remove(s->pcb.udp);

@@ -33,6 +33,10 @@ struct stk_link_ops {
     /** Queue the frame previously allocated (len bytes filled in). */
     void (*tx_send)(void *ctx, void *handle, uint16_t len);
     void *ctx;
+    /** Optional: accept (add) or stop accepting frames to this multicast
+     *  MAC, as groups are joined and left (IGMP). NULL: the port receives
+     *  every multicast frame (allmulticast) and nothing is needed. */
+    void (*mc_filter)(void *ctx, const uint8_t mac[6], bool add);
 };
 
 /** Offloads the port performs, so the stack skips the work. */
@@ -72,6 +76,11 @@ bool stk_route_ok(uint32_t addr);
 
 /** The stack's own address, network order. */
 uint32_t stk_local_ip(void);
+
+/** The kernel's index of the interface the port drives (0: none, e.g.
+ *  memif). ip_mreqn and IP_MULTICAST_IF name the netif by this index. */
+void stk_set_ifindex(int ifindex);
+int stk_ifindex(void);
 
 /** At process exit: close every TCP connection the application still
  *  holds, with close(2)'s FIN-or-RST rule (see stack/exit.c). Returns how

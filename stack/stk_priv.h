@@ -114,6 +114,10 @@ struct stk_sock {
     /* Connection copied by fork and not yet claimed (stack/fork.c): its
      * pcb is out of lwIP's lists, so it neither receives nor sends. */
     bool frozen;
+
+    /* UDP multicast options and memberships (sock_mcast.c); NULL until
+     * the first multicast option: Linux's defaults. */
+    struct stk_mcast *mc;
 };
 
 /** The listening sockets sharing one lwIP listening pcb (SO_REUSEPORT);
@@ -197,6 +201,23 @@ ssize_t stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg,
 int stk__udp_shutdown(struct stk_sock *s, int how);
 void stk__udp_close(struct stk_sock *s);
 uint32_t stk__udp_events(struct stk_sock *s);
+
+/* sock_mcast.c */
+/** Multicast TTL and loop of s (Linux's defaults without options) onto
+ *  its pcb, new or recreated. */
+void stk__mc_apply_pcb(struct stk_sock *s);
+/** IPPROTO_IP multicast options of a UDP socket; -ENOPROTOOPT for the
+ *  others. */
+int stk__mc_setsockopt(struct stk_sock *s, int name, const void *val,
+                       socklen_t len);
+int stk__mc_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len);
+/** s's own source filter for group (addresses in network order): 1 it
+ *  takes src, 0 it does not, -1 s has no membership of group. */
+int stk__mc_filter(const struct stk_sock *s, uint32_t group, uint32_t src);
+/** IP_MULTICAST_ALL: s takes groups it did not join (others did). */
+bool stk__mc_all(const struct stk_sock *s);
+/** Leave every group s joined and free its multicast state. */
+void stk__mc_close(struct stk_sock *s);
 
 /* sock_opt.c */
 int stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,

@@ -10,13 +10,20 @@
  * was there, dropping duplicates) and execs the command. Exit statuses
  * follow env(1): 127 when the command is not found, 126 when it cannot be
  * executed, 2 for usage errors and a missing library.
- * Messages go to stderr; stdout carries only --help and --list-options.
+ * Messages go to stderr; stdout carries only --help, --list-options,
+ * --list-profiles and --explain.
  *
- * The settings are gathered in struct run_opts and applied in one place
- * (setup_environment), so a later --profile only has to merge a profile's
- * KEY=VALUE lines into the environment before validation.
+ * Profiles (--profile NAME|PATH, or ACCEL_PROFILE): accel-run resolves the
+ * name to its file (profile.c), checks every line with the library's own
+ * parser (a bad line, like an unknown name, stops accel-run with exit 2
+ * and one line naming file:line), and exports ACCEL_PROFILE=<absolute
+ * path> (plus ACCEL_PROFILE_FORCE=1 for --force-profile). The values are
+ * not copied into the environment: the library reads the file itself
+ * (runtime/cfg.c), so defaults < profile < environment is decided in one
+ * function, which --explain also runs to print every setting's source.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +31,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "profile.h"
 
 #ifndef ACCEL_DEFAULT_LIBRARY
 #error "ACCEL_DEFAULT_LIBRARY must be defined by the build"
@@ -44,39 +52,64 @@ extern char **environ;
 struct run_opts {
     int help;
     int list_options;
-    char **cmd; /* the command and its arguments, NULL-terminated */
+    int list_profiles;
+    int explain;
+    int force_profile;
+    const char *profile; /* --profile's NAME or PATH, or NULL */
+    char **cmd;          /* the command and its arguments, NULL-terminated */
 };
 
 static void
 usage(FILE *f)
 {
-    fprintf(f,
-            "usage: " PROG " [--help] [--list-options] [--] CMD [ARGS...]\n"
-            "\n"
-            "Run CMD with " LIB_BASENAME " preloaded: its AF_INET TCP and UDP "
-            "sockets run on\n"
-            "the userspace stack over a DPDK port; every other fd stays on "
-            "the kernel.\n"
-            "\n"
-            "Options:\n"
-            "  -h, --help        show this help and exit\n"
-            "  --list-options    list every ACCEL_* option with its type, "
-            "default and range\n"
-            "  --                end of options (CMD may then start with "
-            "'-')\n"
-            "\n"
-            "Configuration comes from ACCEL_* environment variables, e.g.\n"
-            "  ACCEL_IFACE=veth-a ACCEL_IP=10.200.0.2/24 " PROG
-            " nginx -c /etc/nginx/nginx.conf\n"
-            "They are checked before CMD starts; a bad value is reported "
-            "in one line and CMD\nthen runs on the kernel, without the "
-            "library.\n"
-            "ACCEL_LIBRARY selects another " LIB_BASENAME
-            " (default " ACCEL_DEFAULT_LIBRARY ").\n"
-            "\n"
-            "Exit status: CMD's, or 2 for a usage error or a missing library, "
-            "126 when CMD\n"
-            "cannot be executed, 127 when CMD is not found.\n");
+    fprintf(
+        f, "usage: " PROG " [--profile NAME|PATH [--force-profile]] [--] CMD "
+           "[ARGS...]\n"
+           "       " PROG " [--profile NAME|PATH [--force-profile]] --explain "
+           "[CMD [ARGS...]]\n"
+           "       " PROG " --help | --list-options | --list-profiles\n"
+           "\n"
+           "Run CMD with " LIB_BASENAME " preloaded: its AF_INET TCP and UDP "
+           "sockets run on\n"
+           "the userspace stack over a DPDK port; every other fd stays on the "
+           "kernel.\n"
+           "\n"
+           "Options:\n"
+           "  -h, --help          show this help and exit\n"
+           "  --list-options      list every ACCEL_* option with its type, "
+           "default and range\n"
+           "  --list-profiles     list the installed profiles\n"
+           "  --profile NAME|PATH apply a profile: an installed one (latency,\n"
+           "                      throughput, balanced, safe) or a file of "
+           "NAME=VALUE\n"
+           "                      lines given by path (any argument with a "
+           "'/');\n"
+           "                      the environment's ACCEL_* values still win\n"
+           "  --force-profile     the profile's values win over the "
+           "environment's\n"
+           "  --explain           print every setting with its value and "
+           "where it came\n"
+           "                      from (default, profile, environment), as "
+           "CMD would\n"
+           "                      get it, and exit without running CMD\n"
+           "  --                  end of options (CMD may then start with "
+           "'-')\n"
+           "\n"
+           "Configuration comes from ACCEL_* environment variables, e.g.\n"
+           "  ACCEL_IFACE=veth-a ACCEL_IP=10.200.0.2/24 " PROG
+           " --profile latency nginx\n"
+           "They are checked before CMD starts; a bad value is reported "
+           "in one line and CMD\nthen runs on the kernel, without the "
+           "library. A bad profile (unknown name, bad\nline) stops " PROG
+           " with one line naming the file and line.\n"
+           "ACCEL_LIBRARY selects another " LIB_BASENAME
+           " (default " ACCEL_DEFAULT_LIBRARY ").\n"
+           "\n"
+           "Exit status: CMD's, or 2 for a usage error, a bad profile or a "
+           "missing library,\n"
+           "126 when CMD cannot be executed, 127 when CMD is not found. "
+           "--explain: 0, or 1\nwhen CMD would run on the kernel because of "
+           "the configuration, or as above.\n");
 }
 
 /* Returns 0, or EXIT_USAGE after printing the reason. */
@@ -99,6 +132,28 @@ parse_args(int argc, char **argv, struct run_opts *o)
             o->help = 1;
         } else if (strcmp(a, "--list-options") == 0) {
             o->list_options = 1;
+        } else if (strcmp(a, "--list-profiles") == 0) {
+            o->list_profiles = 1;
+        } else if (strcmp(a, "--explain") == 0) {
+            o->explain = 1;
+        } else if (strcmp(a, "--force-profile") == 0) {
+            o->force_profile = 1;
+        } else if (strcmp(a, "--profile") == 0 ||
+                   strncmp(a, "--profile=", 10) == 0) {
+            if (a[9] == '=') {
+                o->profile = a + 10;
+            } else if (i + 1 < argc) {
+                o->profile = argv[++i];
+            } else {
+                fprintf(stderr, PROG ": --profile needs a NAME or a PATH "
+                                     "(see " PROG " --list-profiles)\n");
+                return EXIT_USAGE;
+            }
+            if (o->profile[0] == '\0') {
+                fprintf(stderr, PROG ": --profile needs a NAME or a PATH "
+                                     "(see " PROG " --list-profiles)\n");
+                return EXIT_USAGE;
+            }
         } else {
             fprintf(stderr,
                     PROG ": unknown option '%s' (see " PROG " --help)\n", a);
@@ -217,46 +272,92 @@ build_preload(const char *lib, const char *old)
 }
 
 /*
- * Validate the configuration and prepare LD_PRELOAD. A --profile would
- * merge its settings into the environment here, before validation, so
- * the precedence default < profile < environment holds in one place.
+ * The profile from --profile, or else ACCEL_PROFILE (a name or a path):
+ * resolved, checked, and exported as ACCEL_PROFILE=<absolute path>, with
+ * ACCEL_PROFILE_FORCE=1 for --force-profile. 0, or EXIT_USAGE after one
+ * line.
  */
+static int
+apply_profile(const struct run_opts *o)
+{
+    const char *arg = o->profile != NULL ? o->profile : getenv("ACCEL_PROFILE");
+    char *path;
+
+    if (empty(arg)) {
+        if (!o->force_profile)
+            return 0;
+        fprintf(stderr, PROG ": --force-profile needs a profile: add "
+                             "--profile NAME or PATH\n");
+        return EXIT_USAGE;
+    }
+    path = prof_resolve(arg);
+    if (path == NULL)
+        return EXIT_USAGE;
+    if (setenv("ACCEL_PROFILE", path, 1) != 0 ||
+        (o->force_profile && setenv("ACCEL_PROFILE_FORCE", "1", 1) != 0)) {
+        fprintf(stderr, PROG ": cannot set ACCEL_PROFILE: %s\n",
+                strerror(errno));
+        free(path);
+        return EXIT_USAGE;
+    }
+    free(path);
+    return 0;
+}
+
+/*
+ * Check the configuration as the library will read it. Returns 0 with *cfg
+ * filled (rt_cfg_free it), or RUN_ON_KERNEL with the reason in err.
+ */
+static int
+check_config(struct rt_cfg *cfg, char *err, size_t errlen)
+{
+    /* Unknown ACCEL_* names are not reported here: the library reports
+     * each one once when it loads the configuration, and a second copy of
+     * the same warning from accel-run would only be noise. */
+    memset(cfg, 0, sizeof(*cfg));
+    if (rt_cfg_parse(environ, cfg, err, errlen, NULL) != 0) {
+        if (err[0] == '\0')
+            snprintf(err, errlen, "invalid ACCEL_* configuration");
+        rt_cfg_free(cfg);
+        return RUN_ON_KERNEL;
+    }
+    if (empty(cfg->iface) && empty(cfg->vdev))
+        return 0;
+    if (empty(cfg->ip)) {
+        snprintf(err, errlen,
+                 "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
+                 "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
+        rt_cfg_free(cfg);
+        return RUN_ON_KERNEL;
+    }
+    return 0;
+}
+
+/* The library to preload, resolved (malloc'd), or NULL after one line. */
+static char *
+pick_library(const struct rt_cfg *cfg)
+{
+    if (!empty(cfg->library))
+        return resolve_library(cfg->library, "ACCEL_LIBRARY");
+    return resolve_library(ACCEL_DEFAULT_LIBRARY, "installed default");
+}
+
+/* Validate the configuration and prepare LD_PRELOAD. */
 static int
 setup_environment(void)
 {
     struct rt_cfg cfg;
     char err[512] = "";
-    const char *want, *origin;
     char *lib, *preload;
 
-    /* Unknown ACCEL_* names are not reported here: the library reports
-     * each one once when it loads the configuration, and a second copy of
-     * the same warning from accel-run would only be noise. */
-    memset(&cfg, 0, sizeof(cfg));
-    if (rt_cfg_parse(environ, &cfg, err, sizeof(err), NULL) != 0) {
-        fprintf(stderr, PROG ": %s; running on the kernel\n",
-                err[0] != '\0' ? err : "invalid ACCEL_* configuration");
-        rt_cfg_free(&cfg);
+    if (check_config(&cfg, err, sizeof(err)) != 0) {
+        fprintf(stderr, PROG ": %s; running on the kernel\n", err);
         return RUN_ON_KERNEL;
     }
-    if (empty(cfg.iface) && empty(cfg.vdev)) {
+    if (empty(cfg.iface) && empty(cfg.vdev))
         warn_line("neither ACCEL_IFACE nor ACCEL_VDEV is set: every socket "
                   "stays on the kernel");
-    } else if (empty(cfg.ip)) {
-        fprintf(stderr, PROG ": ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len "
-                             "(in the lab: ACCEL_IP=10.200.0.2/24, see "
-                             "`accel-lab up`); running on the kernel\n");
-        rt_cfg_free(&cfg);
-        return RUN_ON_KERNEL;
-    }
-    if (!empty(cfg.library)) {
-        want = cfg.library;
-        origin = "ACCEL_LIBRARY";
-    } else {
-        want = ACCEL_DEFAULT_LIBRARY;
-        origin = "installed default";
-    }
-    lib = resolve_library(want, origin);
+    lib = pick_library(&cfg);
     rt_cfg_free(&cfg);
     if (lib == NULL)
         return EXIT_USAGE;
@@ -269,6 +370,115 @@ setup_environment(void)
     }
     free(preload);
     return 0;
+}
+
+/*
+ * Where execvp would find cmd (malloc'd), or NULL with errno ENOENT (not
+ * found) or EACCES (found, not executable).
+ */
+static char *
+find_program(const char *cmd)
+{
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX], *copy, *dir, *save = NULL, *found = NULL;
+    int saw_noexec = 0;
+
+    if (strchr(cmd, '/') != NULL) {
+        if (access(cmd, X_OK) == 0)
+            return strdup(cmd);
+        errno = errno == ENOENT ? ENOENT : EACCES;
+        return NULL;
+    }
+    copy = strdup(path != NULL ? path : "/bin:/usr/bin");
+    for (dir = copy != NULL ? strtok_r(copy, ":", &save) : NULL;
+         dir != NULL && found == NULL; dir = strtok_r(NULL, ":", &save)) {
+        struct stat st;
+
+        snprintf(buf, sizeof(buf), "%s/%s", dir, cmd);
+        if (stat(buf, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (access(buf, X_OK) == 0)
+            found = strdup(buf);
+        else
+            saw_noexec = 1;
+    }
+    free(copy);
+    if (found == NULL)
+        errno = saw_noexec ? EACCES : ENOENT;
+    return found;
+}
+
+/*
+ * --explain: what CMD would run with (program, library, profile, data
+ * path) and every setting with its source, on stdout; CMD is not run.
+ */
+static int
+explain(const struct run_opts *o)
+{
+    const char *prof = getenv("ACCEL_PROFILE");
+    char err[512] = "", *prog = NULL, *lib;
+    struct rt_cfg cfg;
+    int rc = 0;
+
+    if (o->cmd != NULL) {
+        const char *base = strrchr(o->cmd[0], '/');
+
+        printf("command:");
+        for (char **a = o->cmd; *a != NULL; a++)
+            printf(" %s", *a);
+        prog = find_program(o->cmd[0]);
+        if (prog == NULL)
+            rc = errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+        printf("\nprogram: %s (%s)\n", base != NULL ? base + 1 : o->cmd[0],
+               prog != NULL           ? prog
+               : rc == EXIT_NOT_FOUND ? "not found"
+                                      : "not executable");
+        free(prog);
+    } else {
+        printf("command: (none given)\n");
+    }
+    if (empty(prof))
+        printf("profile: none (built-in defaults)\n");
+    fflush(stdout);
+    if (check_config(&cfg, err, sizeof(err)) != 0) {
+        fprintf(stderr,
+                PROG ": %s; %s would run on the kernel, without the "
+                     "library\n",
+                err, o->cmd != NULL ? o->cmd[0] : "CMD");
+        return rc != 0 ? rc : 1;
+    }
+    if (!empty(prof)) {
+        const char *base = strrchr(cfg.profile, '/');
+        size_t len;
+
+        base = base != NULL ? base + 1 : cfg.profile;
+        len = strlen(base);
+        if (len > 5 && strcmp(base + len - 5, ".conf") == 0)
+            len -= 5;
+        printf("profile: %.*s (%s), %s\n", (int)len, base, cfg.profile,
+               cfg.profile_force ? "forced: its values win over the "
+                                   "environment's"
+                                 : "the environment's values win over it");
+    }
+    if (empty(cfg.iface) && empty(cfg.vdev))
+        printf("data path: none: neither ACCEL_IFACE nor ACCEL_VDEV is set, "
+               "every socket stays on the kernel\n");
+    else
+        printf("data path: %s, ip %s\n",
+               !empty(cfg.vdev) ? cfg.vdev : cfg.iface, cfg.ip);
+    lib = pick_library(&cfg);
+    printf("library: %s\n", lib != NULL ? lib : "(missing, see above)");
+    if (lib == NULL && rc == 0)
+        rc = EXIT_USAGE;
+    free(lib);
+    rt_cfg_free(&cfg);
+    printf("settings (value, then where it comes from):\n");
+    fflush(stdout);
+    if (rt_cfg_explain(environ, STDOUT_FILENO, err, sizeof(err)) != 0) {
+        fprintf(stderr, PROG ": %s\n", err); /* checked above: not reached */
+        return 1;
+    }
+    return rc;
 }
 
 int
@@ -289,10 +499,19 @@ main(int argc, char **argv)
         rt_cfg_list_options(STDOUT_FILENO);
         return 0;
     }
-    if (o.cmd == NULL) {
+    if (o.list_profiles) {
+        prof_list(stdout);
+        return 0;
+    }
+    if (o.cmd == NULL && !o.explain) {
         usage(stderr);
         return EXIT_USAGE;
     }
+    rc = apply_profile(&o);
+    if (rc != 0)
+        return rc;
+    if (o.explain)
+        return explain(&o);
     rc = setup_environment();
     if (rc > 0)
         return rc;

@@ -59,6 +59,8 @@ def table(path):
     for name, _field, typ, default, lo, hi, doc in parse(path):
         if typ == 'u32':
             rng, default = f'{lo} .. {hi}', default
+        elif typ == 'u32w':
+            rng, typ = f'{lo} .. {hi}, or `{default}`', 'u32'
         elif typ == 'enum':
             rng = ', '.join(f'`{w}`' for w in lo.split('|'))
         elif typ == 'bool':

@@ -5,6 +5,9 @@
 #   unit+stack     ctest -L 'unit|stack' in build/
 #   asan           a second build (build-asan/, -DACCEL_SANITIZE=ON) running
 #                  the unit and stack tests under ASan/UBSan
+#   tsan           a third build (build-tsan/, -DACCEL_TSAN=ON): the unit and
+#                  stack tests, and the thread tests in the lab (label tsan),
+#                  under ThreadSanitizer
 #   integration    accel-lab up, then ctest -L integration (real binaries
 #                  in the lab namespaces)
 #   differential   ctest -L differential (kernel vs accel traces)
@@ -74,8 +77,18 @@ asan_build_and_test() {
             ctest_in "$ASAN" '^(unit|stack)$' -j "$JOBS"
 }
 
-export REPO BUILD ASAN JOBS
-export -f ctest_in asan_build_and_test
+TSAN=$REPO/build-tsan
+# Any report fails the suite; tests/tsan.supp holds third-party entries only.
+tsan_build_and_test() {
+    cmake -S "$REPO" -B "$TSAN" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DACCEL_TSAN=ON &&
+        cmake --build "$TSAN" &&
+        TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$REPO/tests/tsan.supp" \
+            ctest_in "$TSAN" '^(unit|stack)$' -j "$JOBS" &&
+        ctest_in "$TSAN" '^tsan$'
+}
+
+export REPO BUILD ASAN TSAN JOBS
+export -f ctest_in asan_build_and_test tsan_build_and_test
 
 lab_up() { accel-lab down && accel-lab up; }
 cleanup() { accel-lab down >/dev/null 2>&1; }  # honours ACCEL_LAB_TAG
@@ -83,6 +96,7 @@ trap cleanup EXIT
 
 suite unit+stack 900 ctest_in "$BUILD" '^(unit|stack)$' -j "$JOBS"
 suite asan 1800 asan_build_and_test
+suite tsan 1800 tsan_build_and_test
 if lab_up >"$LOGS/lab.log" 2>&1; then
     suite integration 1500 ctest_in "$BUILD" '^integration$'
     suite differential 900 ctest_in "$BUILD" '^differential$'

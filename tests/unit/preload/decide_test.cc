@@ -112,10 +112,21 @@ TEST(Decide, DnsStaysOnKernel)
     EXPECT_EQ(connect_to("8.8.8.8", 53, kNetGw), PL_ROUTE_KERNEL);
 }
 
-TEST(Decide, MulticastAndBroadcastStayOnKernel)
+TEST(Decide, BroadcastStaysOnKernel)
 {
-    EXPECT_EQ(connect_to("224.0.0.251", 5353, kNetGw), PL_ROUTE_KERNEL);
     EXPECT_EQ(connect_to("255.255.255.255", 67, kNetGw), PL_ROUTE_KERNEL);
+}
+
+TEST(Decide, MulticastGroupsAccelerate)
+{
+    // Senders to a group and receivers bound to it use the interface.
+    EXPECT_EQ(connect_to("239.1.1.1", 5000), PL_ROUTE_ACCEL);
+    EXPECT_EQ(connect_to("224.0.0.251", 5353, kNetGw), PL_ROUTE_ACCEL);
+    EXPECT_EQ(bind_to("239.1.1.1"), PL_ROUTE_ACCEL);
+    EXPECT_TRUE(pl_addr_routable(ip("239.1.1.1"), &kNet));
+    // ... when the stack has an address.
+    EXPECT_EQ(connect_to("239.1.1.1", 5000, kNoNet), PL_ROUTE_KERNEL);
+    EXPECT_EQ(bind_to("239.1.1.1", kNoNet), PL_ROUTE_KERNEL);
 }
 
 TEST(Decide, ConnectUnspecIsLeftToKernel)
