@@ -385,16 +385,27 @@ rt__tx_flush_locked(void)
 
     if (n == 0)
         return;
-    /* Count bytes first: the PMD may free an mbuf as soon as it is sent. */
-    for (uint32_t i = 0; i < n; i++)
+    /* A reference of ours across the burst: a PMD that copies the frame
+     * (memif, af_packet, af_xdp outside its umem) drops its reference
+     * before it returns, and the mbuf, hot in the cache, goes back to the
+     * stash instead of through the pool's ring (two atomic ring operations
+     * per frame); one that still holds it (zero-copy) frees it later. */
+    for (uint32_t i = 0; i < n; i++) {
         bytes += rt__port.txbuf[i]->pkt_len;
+        rte_mbuf_refcnt_update(rt__port.txbuf[i], 1);
+    }
     for (int tries = 0; sent < n && tries < TX_RETRIES; tries++)
         sent += rte_eth_tx_burst(rt__port.port_id, 0, rt__port.txbuf + sent,
                                  (uint16_t)(n - sent));
-    for (uint32_t i = sent; i < n; i++) {
-        bytes -= rt__port.txbuf[i]->pkt_len;
-        rte_pktmbuf_free(rt__port.txbuf[i]);
-        RT_STAT_INC(tx_drop_full);
+    for (uint32_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = rt__port.txbuf[i];
+
+        if (i >= sent) { /* ours and the unsent frame's */
+            bytes -= m->pkt_len;
+            rte_mbuf_refcnt_update(m, -1);
+            RT_STAT_INC(tx_drop_full);
+        }
+        rt__mbuf_recycle(m);
     }
     RT_STAT_ADD(tx_frames, sent);
     RT_STAT_ADD(tx_bytes, bytes);
