@@ -81,6 +81,20 @@ check_eq "a plain member of the group gets both feeds" "$(grep '^sock 1 ' "$T/as
     "sock 1 got $((N + 200)) gaps 0 dups 0 reorder 0 from $KIP:$N $SRC2:200"
 cleanup_src2
 
+log "check: two processes sharing the port after fork, each with its own member socket"
+both_joined() { [[ $(grep -cs joined "$T/afork.out") -eq 2 ]]; }
+bg_start afork AX "$PY" "$MC" recv 239.1.1.5 5004 "$N" --fork
+slowwait 30 both_joined ||
+    fail "forked receivers did not both join: $(tail -3 "$T/afork.err")"
+K "$PY" "$MC" send 239.1.1.5 5004 "$N" "$RATE" --if "$KIP" >/dev/null || fail "kernel sender failed"
+busywait 30000 dead "$(bg_pid afork)" || fail "forked receivers did not finish"
+cat "$T/afork.out"
+for who in parent child; do
+    check_eq "after fork, the $who's own socket gets the whole feed" \
+        "$(grep "^$who sock 0 " "$T/afork.out")" \
+        "$who sock 0 got $N gaps 0 dups 0 reorder 0 from $KIP:$N"
+done
+
 log "check: IP_MULTICAST_LOOP in one accelerated process"
 check_eq "own receiver gets loop-on datagrams only" \
     "$(AX "$PY" "$MC" loop 239.1.1.4 5003 2>"$T/loop.err")" "loop on 10 off 0"

@@ -5,14 +5,17 @@ run on the kernel or under accel-run).
   send GROUP PORT N RATE [--if ADDR] [--ttl T] [--src ADDR] [--tag X]
       N datagrams "TAG SEQ" at RATE per second (steady pacing).
   recv GROUP PORT N [--if ADDR] [--socks K] [--bind-group]
-       [--source SRC] [--join-all] [--idle S]
+       [--source SRC] [--join-all] [--idle S] [--fork]
       K sockets (SO_REUSEADDR) on PORT joined to GROUP (the first one
       only, the others get copies by IP_MULTICAST_ALL; all of them with
       --join-all); --source: the first joins with
       IP_ADD_SOURCE_MEMBERSHIP. Prints "joined", then, once every
       socket has N datagrams from one sender or nothing came for S
       seconds, one line per socket: "sock I got G gaps P dups D
-      reorder R from SRC:COUNT ...".
+      reorder R from SRC:COUNT ...". --fork: a UDP socket bound first
+      (under accel-run: the stack starts), then fork(); parent and child
+      each make their own sockets and print their lines prefixed with
+      "parent " or "child " (the parent exits after the child).
   loop GROUP PORT
       one process, a receiver (joined before its bind) and a sender: with
       IP_MULTICAST_LOOP on the receiver gets the sender's datagrams, with
@@ -22,6 +25,7 @@ run on the kernel or under accel-run).
       with addresses written as names (same output on every host).
 """
 import errno
+import os
 import select
 import socket
 import struct
@@ -74,6 +78,19 @@ def send(group, port, n, rate):
 
 
 def recv(group, port, n):
+    if "--fork" in sys.argv:
+        pre = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        pre.bind(("0.0.0.0", port + 1000))
+        pid = os.fork()
+        recv_socks(group, port, n, "child " if pid == 0 else "parent ")
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    else:
+        recv_socks(group, port, n, "")
+
+
+def recv_socks(group, port, n, who):
     ifaddr = arg("--if", "0.0.0.0")
     k = arg("--socks", 1, int)
     idle = arg("--idle", 5.0, float)
@@ -95,7 +112,7 @@ def recv(group, port, n):
     if "--join-all" in sys.argv:
         for s in socks[1:]:
             s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq(group, ifaddr))
-    print("joined", flush=True)
+    print(who + "joined", flush=True)
     seqs = [dict() for _ in socks]  # per socket: source -> list of seqs
     got = [0] * k
     last = None
@@ -123,8 +140,8 @@ def recv(group, port, n):
             gaps += max(v) + 1 - len(set(v))  # sequence numbers start at 0
             reorder += sum(1 for a, b in zip(v, v[1:]) if b < a)
         srcs = " ".join("%s:%d" % (a, len(v)) for a, v in sorted(d.items()))
-        print("sock %d got %d gaps %d dups %d reorder %d from %s"
-              % (i, got[i], gaps, dups, reorder, srcs or "-"), flush=True)
+        print("%ssock %d got %d gaps %d dups %d reorder %d from %s"
+              % (who, i, got[i], gaps, dups, reorder, srcs or "-"), flush=True)
 
 
 def loop(group, port):
