@@ -8,11 +8,8 @@ files: nginx_conf_<series>, stats/<series>/<n>, perf_<series>, perf_wrk_<series>
 Ratios are accel/kernel for the same point measured in the same run; both
 topologies are compared with the one kernel series.
 """
-import json
 import os
-import platform
 import re
-import subprocess
 import sys
 
 import matplotlib
@@ -22,8 +19,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wrkparse import accel_stats  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from benchlib import (  # noqa: E402
+    DISTURBED_PCT, accel_points, accel_stats, busy_note, cmd, failed_notes, failed_row, fmt,
+    load, machine, machine_line, other_pct, ratio, read, save_fig, side_bars, smoke_note,
+    style_axes, topo_series as measured_series, write_json, write_md as write_lines)
 
 KERNEL = "kernel"
 # topology, accelerated series, what runs where
@@ -43,22 +43,7 @@ TARGETS = [
     ("A", "req/s keep-alive c=32 >= 1.3x kernel", "accel_a", (32, True), "rps", ">=", 1.3),
     ("A", "p50 keep-alive c=1 <= half the kernel's", "accel_a", (1, True), "p50_us", "<=", 0.5),
 ]
-DISTURBED_PCT = 10  # other work above this share of the machine makes a point unreliable
 METRICS = ("rps", "p50_us", "p99_us", "server_cpu_s_per_100k", "client_cpu_s_per_100k")
-
-
-def cmd(*argv):
-    try:
-        return subprocess.run(argv, capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return ""
-
-
-def read(path):
-    try:
-        return open(path, errors="replace").read()
-    except OSError:
-        return ""
 
 
 def label(conns, keepalive):
@@ -70,10 +55,6 @@ def row_label(conns, keepalive):
     return label(conns, keepalive) + ("" if keepalive else " (conn/s)")
 
 
-def fmt(v, spec="%.1f"):
-    return "-" if v is None else spec % v
-
-
 def find(points, series, conns, keepalive):
     for p in points:
         if p["series"] == series and p["conns"] == conns and p["keepalive"] == keepalive:
@@ -82,20 +63,14 @@ def find(points, series, conns, keepalive):
 
 
 def ratios(points, topo_series):
+    """accel / kernel of every metric, for every accelerated point."""
     out = []
-    for topo, series, _ in TOPOLOGIES:
-        if series not in topo_series:
-            continue
-        for a in points:
-            if a["series"] != series:
-                continue
-            k = find(points, KERNEL, a["conns"], a["keepalive"])
-            r = {"topology": topo, "point": label(a["conns"], a["keepalive"]),
-                 "conns": a["conns"], "keepalive": a["keepalive"]}
-            for key in METRICS:
-                ok = a["ok"] and k and k["ok"] and a[key] and k[key]
-                r[key] = a[key] / k[key] if ok else None
-            out.append(r)
+    for topo, a in accel_points(points, TOPOLOGIES, topo_series):
+        k = find(points, KERNEL, a["conns"], a["keepalive"])
+        r = {"topology": topo, "point": label(a["conns"], a["keepalive"]),
+             "conns": a["conns"], "keepalive": a["keepalive"]}
+        r.update((key, ratio(a, k, key)) for key in METRICS)
+        out.append(r)
     return out
 
 
@@ -157,30 +132,9 @@ def perf_section(meta, series):
                 "same way.", ""] if series == "accel_a" else [])
 
 
-def other_pct(p, meta):
-    """CPU other work took during the point, in % of the whole machine."""
-    if p.get("other_cpu_s") is None or not p.get("wall_s"):
-        return None
-    return 100.0 * p["other_cpu_s"] / (meta["cpus"] * p["wall_s"])
-
-
-def busy_note(points, meta):
-    worst = max((other_pct(p, meta) or 0.0 for p in points), default=0.0)
-    steal = sum(p.get("steal_s") or 0.0 for p in points)
-    text = "; the most in one point: %.0f %%" % worst
-    if worst > DISTURBED_PCT:
-        text += " (**other work competed with the benchmark: absolute figures are low and "
-        text += "the ratios less reliable**)"
-    if steal > 0:
-        text += "; steal by the hypervisor over all points: %.1f s" % steal
-    return text
-
-
 def write_md(path, meta, points, rat, tg, stats, topo_series):
     dur = int(meta["duration_s"])
-    L = ["# HTTP benchmark %s" % meta["stamp"], ""]
-    if meta.get("smoke") == "1":
-        L += ["**Smoke run (CI): %d s per point; the figures are not meaningful.**" % dur, ""]
+    L = ["# HTTP benchmark %s" % meta["stamp"], ""] + smoke_note(meta)
     L += ["## Targets (issue 3)", "", "| topology | target | accel / kernel | status |",
           "|---|---|---:|---|"]
     for t in tg:
@@ -188,12 +142,7 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
                                             fmt(t["ratio"], "%.2f"), t["status"]))
     model = ("master + `worker_processes 1` (stock process model)"
              if meta["master_process"] == "on" else "`master_process off` (one process)")
-    L += ["", "## Conditions", "",
-          "* Machine: %s vCPUs, kernel %s; load average at start %s, at end %s "
-          "(a shared machine: other work changes absolute figures, so every figure is "
-          "compared with the kernel measured in the same run)." % (
-              meta["cpus"], meta["kernel"], meta.get("loadavg_start", "?"),
-              meta.get("loadavg_end", "?")),
+    L += ["", "## Conditions", "", machine_line(meta),
           "* Pinning: wrk (`taskset -c %s`) on CPU %s, nginx (`taskset -c %s`: master and "
           "worker) on CPU %s." % (meta["cpu_client"], meta["cpu_client"], meta["cpu_server"],
                                   meta["cpu_server"]),
@@ -225,7 +174,8 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
           "(/proc/stat, without steal) minus nginx's and wrk's, in %% of %d CPUs over the "
           "point's wall time%s. "
           "Both ends of B busy-poll, so B suffers most when other work shares their CPUs." % (
-              meta["cpus"], busy_note(points, meta)),
+              meta["cpus"], busy_note(points, meta, "absolute figures are low and the ratios "
+                                      "less reliable")),
           "* CPU seconds per 100k requests: utime+stime from /proc of the nginx master and "
           "worker (a reaped worker counts through the master's cutime/cstime), and "
           "getrusage of wrk. Kernel TCP work done in softirq is charged to whichever "
@@ -240,8 +190,8 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
             continue
         L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline.", "",
               "| point | side | req/s | p50 us | p99 us | wrk errors | server CPU s / 100k "
-              "| client CPU s / 100k | other work % |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+              "| client CPU s / 100k | client busy % | other work % |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for conns, ka in ((1, True), (32, True), (256, True), (32, False)):
             for s in (KERNEL, series):
                 p = find(points, s, conns, ka)
@@ -249,14 +199,18 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
                 if p is None:
                     continue
                 if not p["ok"]:
-                    L.append("| %s | %s | failed | | | | | | |" % (row_label(conns, ka), side))
+                    L.append(failed_row(10, row_label(conns, ka), side))
                     continue
-                L.append("| %s | %s | %.0f | %s | %s | %d | %s | %s | %s |" % (
+                L.append("| %s | %s | %.0f | %s | %s | %d | %s | %s | %s | %s |" % (
                     row_label(conns, ka), side, p["rps"], fmt(p["p50_us"], "%.0f"),
                     fmt(p["p99_us"], "%.0f"), sum(p["errors"].values()),
                     fmt(p["server_cpu_s_per_100k"], "%.3f"),
-                    fmt(p["client_cpu_s_per_100k"], "%.3f"), fmt(other_pct(p, meta), "%.0f")))
-        L += ["", "Ratios accel / kernel:", "",
+                    fmt(p["client_cpu_s_per_100k"], "%.3f"), fmt(client_busy(p), "%.0f"),
+                    fmt(other_pct(p, meta), "%.0f")))
+        L += ["", "Client busy %: the load generator's CPU time over the point's wall time "
+              "(one wrk thread on its own CPU). Near 100 %, the point measures the client as "
+              "much as the server: a faster server cannot raise its req/s.",
+              "", "Ratios accel / kernel:", "",
               "| point | req/s | p50 | p99 | server CPU / 100k | client CPU / 100k |",
               "|---|---:|---:|---:|---:|---:|"]
         for r in rat:
@@ -267,24 +221,21 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
                     fmt(r["client_cpu_s_per_100k"], "%.2f")))
         L.append("")
 
-    failed = [p for p in points if not p["ok"]]
-    notes = [p for p in points if p["ok"] and p.get("note")]
-    if failed or notes:
-        L += ["## Failed points and notes", ""]
-        for p in failed:
-            L.append("* %s %s: **failed**: %s" % (p["series"], label(p["conns"], p["keepalive"]),
-                                                   p["reason"]))
-        for p in notes:
-            L.append("* %s %s: %s" % (p["series"], label(p["conns"], p["keepalive"]),
-                                      p["note"]))
-        L.append("")
+    L += failed_notes(points, lambda p: "%s %s" % (p["series"],
+                                                    label(p["conns"], p["keepalive"])))
     perf = []
     for _, series, _ in TOPOLOGIES:
         perf += perf_section(meta, series)
     if perf:
         L += ["## Where the time goes", ""] + perf
-    with open(path, "w") as f:
-        f.write("\n".join(L))
+    write_lines(path, L)
+
+
+def client_busy(p):
+    """The load generator's CPU use during the point, in % of one CPU."""
+    if p.get("client_cpu_s") is None or not p.get("wall_s"):
+        return None
+    return 100.0 * p["client_cpu_s"] / p["wall_s"]
 
 
 def write_png(path, meta, points, topo_series):
@@ -303,19 +254,8 @@ def write_png(path, meta, points, topo_series):
             ax = axes[ri][ci]
             for i, (s, name, color) in enumerate(((KERNEL, "kernel", "tab:blue"),
                                                   (series, "accel", "tab:orange"))):
-                xs, vals = [], []
-                for x, (c, k) in enumerate(pts):
-                    p = find(points, s, c, k)
-                    xpos = x + (i - 0.5) * width
-                    if p is None or not p["ok"] or p[key] is None:
-                        if p is not None and not p["ok"]:
-                            ax.text(xpos, 0.02, "failed", rotation=90, ha="center",
-                                    va="bottom", fontsize=8, color="red",
-                                    transform=ax.get_xaxis_transform())
-                        continue
-                    xs.append(xpos)
-                    vals.append(p[key])
-                ax.bar(xs, vals, width, label=name, color=color)
+                side_bars(ax, [find(points, s, c, k) for c, k in pts], key, (i - 0.5) * width,
+                          width, 8, label=name, color=color)
             if key == "rps":  # the ratio over each pair
                 for x, (c, k) in enumerate(pts):
                     a, kp = find(points, series, c, k), find(points, KERNEL, c, k)
@@ -324,37 +264,23 @@ def write_png(path, meta, points, topo_series):
                                     (x, max(a["rps"], kp["rps"])), ha="center",
                                     va="bottom", fontsize=8)
                 ax.margins(y=0.12)
-            ax.set_xlim(-0.6, len(labels) - 0.4)
-            ax.set_xticks(range(len(labels)))
-            ax.set_xticklabels(labels, rotation=20, fontsize=8)
-            if logy:
-                ax.set_yscale("log")
-            ax.set_title("%s: %s" % (topo, title), fontsize=10)
+            style_axes(ax, labels, logy, "%s: %s" % (topo, title))
             if ci == 0:
                 ax.legend(handles=[Patch(color="tab:blue", label="kernel"),
                                    Patch(color="tab:orange", label="accel")], fontsize=8)
-    fig.suptitle("nginx, kernel vs accel: A = kernel wrk -> accel nginx (af_xdp), "
-                 "B = accel wrk -> accel nginx (memif); %s, %s s per point" % (
-                     meta["stamp"], meta["duration_s"]))
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    save_fig(fig, path, "nginx, kernel vs accel: A = kernel wrk -> accel nginx (af_xdp), "
+             "B = accel wrk -> accel nginx (memif); %s, %s s per point" % (
+                 meta["stamp"], meta["duration_s"]))
 
 
 def main():
-    raw, meta_path, base = sys.argv[1:4]
-    points = [json.loads(line) for line in open(raw) if line.strip()]
-    meta = {}
-    for line in open(meta_path):
-        k, _, v = line.rstrip("\n").partition("\t")
-        meta[k] = v
+    points, meta, base = load(sys.argv)
+    meta.update(machine())
     meta.update({
-        "kernel": platform.release(), "cpus": os.cpu_count(),
-        "dpdk": cmd("pkg-config", "--modversion", "libdpdk"),
         "nginx": cmd("sh", "-c", "nginx -v 2>&1"),
         "wrk": cmd("sh", "-c", "wrk -v 2>&1 | head -1").split(" Copyright")[0],
     })
-    topo = meta.get("topology", "all")
-    topo_series = {s for t, s, _ in TOPOLOGIES if topo in ("all", t)}
+    topo_series = measured_series(meta, TOPOLOGIES)
     rat = ratios(points, topo_series)
     tg = targets(points, rat, topo_series, meta)
     stats = server_stats(meta)
@@ -365,9 +291,8 @@ def main():
     doc_meta["server_accel_stats"] = stats
     doc_meta["perf"] = {s: read(meta["perf_" + s]) for _, s, _ in TOPOLOGIES
                         if "perf_" + s in meta}
-    with open(base + ".json", "w") as f:
-        json.dump({"meta": doc_meta, "points": points, "ratios": rat, "targets": tg}, f,
-                  indent=2)
+    write_json(base + ".json", {"meta": doc_meta, "points": points, "ratios": rat,
+                                "targets": tg})
     write_md(base + ".md", meta, points, rat, tg, stats, topo_series)
     write_png(base + ".png", meta, points, topo_series)
     return 0

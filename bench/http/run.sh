@@ -36,68 +36,32 @@
 # Exit: 0 when every file was written and every point worked (--smoke: every
 # kernel point), 1 otherwise, 4 when not root.
 HERE=$(dirname "$(readlink -f "$0")")
-DUR=10
-SMOKE=0
+. "$HERE/../lib/common.sh"
 SINGLE=0
 PERF=0
-TOPO=all
-OUT=$HERE/../results
 while [[ $# -gt 0 ]]; do
+    OPT_SHIFT=1
     case $1 in
     --smoke)
         SMOKE=1
         DUR=2
         ;;
-    --duration)
-        DUR=$2
-        shift
-        ;;
-    --out)
-        OUT=$2
-        shift
-        ;;
     --single-process) SINGLE=1 ;;
     --perf) PERF=1 ;;
-    --topology)
-        TOPO=$2
-        shift
-        ;;
     --memif) ;; # topology B always runs now; kept for old command lines
-    -h | --help)
-        sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'
-        exit 0
-        ;;
-    *)
-        echo "run.sh: unknown argument $1" >&2
-        exit 2
-        ;;
+    *) bench_opt "$@" ;;
     esac
-    shift
+    shift "$OPT_SHIFT"
 done
-if [[ ! $DUR =~ ^[1-9][0-9]*$ || ! $TOPO =~ ^(A|B|all)$ ]]; then
-    echo "run.sh: --duration takes whole seconds, --topology A, B or all" >&2
-    exit 2
-fi
+bench_check_opts
 
 . "$HERE/../../tests/lib/netns.sh"
 
-mkdir -p "$OUT" || fail "cannot create $OUT"
-OUT=$(readlink -f "$OUT")
-STAMP=$(date +%Y%m%d-%H%M%S)
-BASE=$OUT/http-$STAMP
-RAW=$T/points.jsonl # one JSON object per point (wrkparse.py)
-META=$T/meta.tsv    # key<TAB>value for report.py
-: >"$RAW"
-: >"$META"
-NCPU=$(nproc)
-CPU_CLIENT=0
-CPU_SERVER=$((NCPU > 1 ? 1 : 0))
+bench_files http
 POINTS=("1 1" "32 1" "256 1" "32 0") # conns keepalive
 DIED="" # pid of an nginx whose exit a point already reported
 MASTER=on
 ((SINGLE)) && MASTER=off
-
-meta() { printf '%s\t%s\n' "$1" "$2" >>"$META"; }
 
 # nginx_bench_conf FILE LISTEN
 nginx_bench_conf() {
@@ -140,10 +104,6 @@ server_ticks() {
     done
     echo "$t"
 }
-# machine_ticks: busy (user, nice, system, irq, softirq) and steal ticks of
-# all CPUs (/proc/stat): with the wall time, what other work took from the
-# machine during a point.
-machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $9}' /proc/stat; }
 lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
 nolog() { grep -hv "stats:" "$@" 2>/dev/null; } # log lines without ACCEL_STATS
 
@@ -229,13 +189,7 @@ kernel_says() {
 }
 
 # server_died: why the nginx process SPID is gone (exit status, segfault).
-server_died() {
-    local rc sig=""
-    wait "$SPID" 2>/dev/null
-    rc=$?
-    ((rc > 128)) && sig=" (signal $((rc - 128)))"
-    echo "nginx $SPID exited with status $rc$sig; $(kernel_says "$SPID")"
-}
+server_died() { echo "nginx $SPID $(exit_status "$SPID"); $(kernel_says "$SPID")"; }
 
 # point_failed SERIES CONNS KA REASON: record a point that was not run.
 point_failed() {
@@ -255,13 +209,10 @@ wrk_cmd() {
 # wrk_point SERIES CONNS KA [NOTE]: one point against the running server.
 wrk_point() {
     local series=$1 conns=$2 ka=$3 note=${4:-} f=$T/wrk-$1-$2-$3 t0 t1 why="" errl
-    local m0 m1
     errl=$(lines "$T/$SNAME.error.log")
     t0=$(server_ticks)
     wrk_cmd "$conns" "$ka"
-    m0=($(machine_ticks) "$(date +%s%3N)")
-    "$PY" "$HERE/cpurun.py" "$f.cpu" $((DUR + 10)) "${NSARGV[@]}" >"$f.txt" 2>&1 </dev/null
-    m1=($(machine_ticks) "$(date +%s%3N)")
+    timed_client "$f.cpu" $((DUR + 10)) "$f.txt"
     t1=$(server_ticks)
     if ! alive "$SPID"; then
         why="during the point: $(server_died)"
@@ -277,9 +228,7 @@ wrk_point() {
     fi
     "$PY" "$HERE/wrkparse.py" --series "$series" --conns "$conns" --keepalive "$ka" --wrk "$f.txt" \
         --client-cpu "$f.cpu" ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${why:+--failed "$why"} \
-        ${note:+--note "$note"} --machine-ticks $((m1[0] - m0[0])) \
-        --steal-ticks $((m1[1] - m0[1])) --wall-ms $((m1[2] - m0[2])) \
-        --log-prefix "[$TEST_NAME] " >>"$RAW"
+        ${note:+--note "$note"} "${MACHINE_ARGS[@]}" --log-prefix "[$TEST_NAME] " >>"$RAW"
 }
 
 # perf_point SERIES: a c=32 keep-alive run (not counted) with
@@ -291,7 +240,7 @@ perf_point() {
     pp=$!
     sleep 0.5 # perf attaches to the worker
     wrk_cmd 32 1
-    "$PY" "$HERE/cpurun.py" "$T/perf-$series.cpu" $((DUR + 10)) "${NSARGV[@]}" \
+    "$PY" "$CPURUN" "$T/perf-$series.cpu" $((DUR + 10)) "${NSARGV[@]}" \
         >"$T/perf-$series.wrk" 2>&1 </dev/null
     kill -INT "$pp"
     wait "$pp"
@@ -350,21 +299,11 @@ run_series() {
 
 lab_up
 log "points of $DUR s; wrk on CPU $CPU_CLIENT, nginx (master_process $MASTER) on CPU $CPU_SERVER"
-meta stamp "$STAMP"
-meta duration_s "$DUR"
+meta_conditions
 meta master_process "$MASTER"
-meta cpu_client "$CPU_CLIENT"
-meta cpu_server "$CPU_SERVER"
-meta accel_env "${LAB_ENV[*]}"
-meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
-meta smoke "$SMOKE"
-meta topology "$TOPO"
 
 # kernel series: the same veth, with the kernel IP for this series only
-A ip addr add "$AIP/24" dev "$VETH_A" || fail "cannot add the kernel IP to $VETH_A"
-run_series kernel K "http://$AIP/"
-A ip addr del "$AIP/24" dev "$VETH_A" || fail "cannot remove the kernel IP from $VETH_A"
-K ip neigh flush dev "$VETH_K"
+with_kernel_ip run_series kernel K "http://$AIP/"
 
 # topology A: kernel wrk, nginx under accel-run (af_xdp on the same veth)
 [[ $TOPO == B ]] || run_series accel_a K "http://$AIP/"
@@ -375,25 +314,7 @@ MEMIF_SERVER_ENV=("ACCEL_VDEV=net_memif0,role=server,socket=$MEMIF_SOCK" "ACCEL_
 [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
     "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
 
-meta loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)"
-"$PY" "$HERE/report.py" "$RAW" "$META" "$BASE" || fail "report.py failed"
-
-# Checks: the files, then the points (wrkparse.py set ok/reason).
-for ext in json md png; do
-    [[ -s $BASE.$ext ]] && pass "wrote $BASE.$ext" || check_fail "missing $BASE.$ext"
-done
-while read -r series conns ka ok reason; do
-    what="point $series c=$conns keepalive=$ka"
-    if [[ $ok == True ]]; then
-        pass "$what"
-    elif [[ $series == kernel ]] || ((!SMOKE)); then
-        check_fail "$what: $reason"
-    else
-        log "WARN: $what failed (not fatal with --smoke): $reason"
-    fi
-done < <("$PY" -c 'import json, sys
-for line in open(sys.argv[1]):
-    p = json.loads(line)
-    print(p["series"], p["conns"], int(p["keepalive"]), p["ok"], p["reason"] or "")' "$RAW")
+bench_report
+check_points '{series} c={conns} keepalive={keepalive:d}'
 cat "$BASE.md"
 finish

@@ -23,8 +23,12 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from benchlib import (  # noqa: E402
+    add_cpu_args, accel_stats, client_cpu, cpu_accounting, tail, wall_s)
+
 UNITS = {"us": 1.0, "ms": 1000.0, "s": 1e6, "m": 60e6}
-CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
 def to_us(text):
@@ -34,45 +38,20 @@ def to_us(text):
     return float(m.group(1)) * UNITS[m.group(2)]
 
 
-def accel_stats(text):
-    """The ACCEL_STATS=1 dump(s) in text: data path and a few counters."""
-    out = {}
-    for pid, path in re.findall(r"accel\[(\d+)\] stats: data path: (.*)", text):
-        out[pid] = {"data_path": path.strip()}
-    for pid, name, val in re.findall(r"accel\[(\d+)\] stats: (\w+)\s+(\d+)$", text, re.M):
-        if pid in out and name in ("rx_frames", "tx_frames", "tcp_connect", "tcp_accept",
-                                   "tx_drop_full", "tx_drop_nombuf", "rx_drop_nobuf"):
-            out[pid][name] = int(val)
-    return list(out.values())
-
-
-def tail(text, n=3):
-    lines = [ln.strip() for ln in text.splitlines()
-             if ln.strip() and "stats:" not in ln]
-    return " | ".join(lines[-n:])
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--series", required=True)
     ap.add_argument("--conns", type=int, required=True)
     ap.add_argument("--keepalive", type=int, required=True)
     ap.add_argument("--wrk")
-    ap.add_argument("--server-ticks", type=int)
-    ap.add_argument("--client-cpu")
-    ap.add_argument("--failed")
-    ap.add_argument("--note")
-    ap.add_argument("--machine-ticks", type=int)
-    ap.add_argument("--steal-ticks", type=int)
-    ap.add_argument("--wall-ms", type=int)
-    ap.add_argument("--log-prefix", default="")
+    add_cpu_args(ap)
     a = ap.parse_args()
 
     p = {"series": a.series, "conns": a.conns, "keepalive": bool(a.keepalive), "ok": True,
          "reason": None, "note": a.note, "rps": None, "p50_us": None, "p99_us": None,
          "requests": 0, "errors": None, "server_cpu_s": None, "client_cpu_s": None,
          "server_cpu_s_per_100k": None, "client_cpu_s_per_100k": None, "other_cpu_s": None,
-         "steal_s": None, "wall_s": None if a.wall_ms is None else a.wall_ms / 1000.0,
+         "steal_s": None, "wall_s": wall_s(a),
          "client_accel": []}
     text = ""
     if a.wrk and os.path.exists(a.wrk):
@@ -101,10 +80,9 @@ def main():
             bad = ", ".join("%s %d" % kv for kv in errors.items() if kv[1])
             reasons.append("no request completed (wrk errors: %s)" % (bad or "none"))
     elif a.wrk:
-        reasons.append("wrk gave no result: %s" % (tail(text) or "no output"))
-    if a.client_cpu and os.path.exists(a.client_cpu):
-        cpu = json.load(open(a.client_cpu))
-        p["client_cpu_s"] = cpu["user_s"] + cpu["sys_s"]
+        reasons.append("wrk gave no result: %s" % (tail(text, 3) or "no output"))
+    cpu = client_cpu(p, a.client_cpu)
+    if cpu:
         if cpu["timed_out"]:
             reasons.append("wrk did not exit in time (killed)")
         elif cpu["rc"] != 0 and p["rps"] is None:
@@ -112,12 +90,7 @@ def main():
         elif cpu["rc"] != 0:
             p["note"] = "; ".join(filter(None, [p["note"], "wrk exit status %d after its results"
                                                 % cpu["rc"]]))
-    if a.server_ticks is not None:
-        p["server_cpu_s"] = a.server_ticks / CLK_TCK
-    if a.machine_ticks is not None and None not in (p["server_cpu_s"], p["client_cpu_s"]):
-        p["other_cpu_s"] = max(0.0, a.machine_ticks / CLK_TCK - p["server_cpu_s"]
-                               - p["client_cpu_s"])
-        p["steal_s"] = a.steal_ticks / CLK_TCK
+    cpu_accounting(p, a)
     if p["requests"]:
         for side in ("server", "client"):
             if p[side + "_cpu_s"] is not None:

@@ -1,0 +1,312 @@
+#!/usr/bin/python3
+"""Turn bench/latency/run.sh's points into JSON, Markdown and a PNG plot.
+
+usage: report.py POINTS_JSONL META_TSV BASE
+writes BASE.json, BASE.md, BASE.png. POINTS_JSONL holds one spparse.py
+object per point; META_TSV key<TAB>value lines from run.sh. Ratios are
+accel/kernel for the same case measured in the same run; both topologies
+are compared with the one kernel series.
+"""
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from benchlib import (  # noqa: E402
+    DISTURBED_PCT, accel_points, busy_note, cmd, failed_notes, failed_row, fmt, load,
+    machine, machine_line, other_pct, ratio, read, save_fig, side_bars, smoke_note,
+    style_axes, table_row, topo_series as measured_series, write_json,
+    write_md as write_lines)
+
+KERNEL = "kernel"
+PROFILES = ("default", "latency")
+# topology, accelerated series, what runs where
+TOPOLOGIES = [
+    ("A", "accel_a", "kernel sockperf client in netns accel-k -> sockperf server under "
+     "accel-run in netns accel-a (af_xdp on the veth)"),
+    ("B", "accel_b", "sockperf client under accel-run -> sockperf server under accel-run, "
+     "both in netns accel-m, over memif"),
+]
+KERNEL_DESC = ("kernel sockperf client in netns accel-k -> kernel sockperf server in netns "
+               "accel-a, over the same veth (accel-a's veth holds the kernel IP for this "
+               "series only)")
+# topology, profile, target text, case prefix, metric, op, bound
+TARGETS = [
+    ("B", "latency", "p50 <= 1/20 of the kernel's", "pp-", "p50_us", "<=", 1 / 20),
+    ("B", "latency", "p99.9 <= 1/5 of the kernel's", "pp-", "p999_us", "<=", 1 / 5),
+    ("B", "latency", "UDP message rate (received) >= 5x the kernel's", "tp-udp-",
+     "rx_msg_rate", ">=", 5.0),
+    ("A", "latency", "p50 <= 1/2 of the kernel's", "pp-", "p50_us", "<=", 1 / 2),
+    ("A", "default", "p50 <= 1/2 of the kernel's", "pp-", "p50_us", "<=", 1 / 2),
+]
+PP_METRICS = (("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9"))
+TP_METRICS = (("msg_rate", "sent msg/s"), ("rx_msg_rate", "received msg/s"))
+SIDE_COLORS = (("kernel", "tab:blue"), ("default", "tab:orange"), ("latency", "tab:green"))
+
+
+def us(v):
+    """A latency in us with 3 significant digits or so."""
+    if v is None:
+        return "-"
+    return "%.2f" % v if v < 10 else "%.1f" % v if v < 1000 else "%.0f" % v
+
+
+def find(points, series, profile, case):
+    for p in points:
+        if p["series"] == series and p["case"] == case and (
+                series == KERNEL or p["profile"] == profile):
+            return p
+    return None
+
+
+def cases_of(points, prefix):
+    seen = []
+    for p in points:
+        if p["case"].startswith(prefix) and p["case"] not in seen:
+            seen.append(p["case"])
+    return seen
+
+
+def ratios(points, topo_series):
+    """accel / kernel of every metric, for every accelerated point."""
+    out = []
+    for topo, a in accel_points(points, TOPOLOGIES, topo_series):
+        k = find(points, KERNEL, None, a["case"])
+        r = {"topology": topo, "profile": a["profile"], "case": a["case"]}
+        r.update((key, ratio(a, k, key)) for key, _ in PP_METRICS + TP_METRICS)
+        out.append(r)
+    return out
+
+
+def targets(points, rat, topo_series, meta):
+    out = []
+    for topo, profile, text, prefix, metric, op, bound in TARGETS:
+        series = dict((t, s) for t, s, _ in TOPOLOGIES)[topo]
+        if series not in topo_series:
+            continue
+        per_case, missing, busy = [], [], 0.0
+        for case in cases_of(points, prefix):
+            r = next((x for x in rat if x["topology"] == topo and x["profile"] == profile
+                      and x["case"] == case), None)
+            v = r[metric] if r else None
+            if v is None:
+                missing.append(case)
+                continue
+            met = v >= bound if op == ">=" else v <= bound
+            per_case.append({"case": case, "ratio": v, "met": met})
+            for s in (series, KERNEL):
+                busy = max(busy, other_pct(find(points, s, profile, case), meta) or 0.0)
+        if not per_case:
+            status = "not measured (%s)" % (
+                "failed: " + ", ".join(missing) if missing else "no such case in this run")
+            worst = None
+        else:
+            nmet = sum(c["met"] for c in per_case)
+            status = "met" if nmet == len(per_case) else "missed"
+            status += " (%d of %d cases)" % (nmet, len(per_case))
+            if missing:
+                status += "; not measured: " + ", ".join(missing)
+            if busy > DISTURBED_PCT:
+                status += "; disturbed: other work took up to %.0f %% of the machine" % busy
+            worst = (min if op == ">=" else max)(per_case, key=lambda c: c["ratio"])
+        out.append({"topology": topo, "profile": profile, "target": text, "metric": metric,
+                    "op": op, "bound": bound, "worst": worst, "cases": per_case,
+                    "status": status})
+    return out
+
+
+def data_paths(points, series, side):
+    return sorted({s["data_path"] for p in points if p["series"] == series
+                   for s in p[side + "_accel"]})
+
+
+def side_name(p):
+    return "kernel" if p["series"] == KERNEL else "accel " + p["profile"]
+
+
+def rx_share(p):
+    """The share of the messages sent that the server received."""
+    return p["rx_msg_rate"] / p["msg_rate"] if p["rx_msg_rate"] and p["msg_rate"] else None
+
+
+def side_rows(points, series, cases, ncols, cells):
+    """Table rows of ncols columns: for each case, the kernel's point and each
+    profile's of series; cells(p) is a point's cells after the case and side."""
+    rows = []
+    for case in cases:
+        found = [find(points, KERNEL, None, case)] + [find(points, series, x, case)
+                                                      for x in PROFILES]
+        for p in found:
+            if p is None:
+                continue
+            if p["ok"]:
+                rows.append(table_row([case, side_name(p)] + cells(p)))
+            else:
+                rows.append(failed_row(ncols, case, side_name(p)))
+    return rows
+
+
+def ratio_rows(rat, topo, prefix, keys, spec):
+    """Table rows of topo's ratios of the cases starting with prefix."""
+    return [table_row([r["case"], r["profile"]] + [fmt(r[k], spec) for k in keys])
+            for r in rat if r["topology"] == topo and r["case"].startswith(prefix)]
+
+
+def explain_lines(meta):
+    """What the latency profile set, from `accel-run --profile latency --explain`."""
+    text = meta.get("profile_explain_text", "")
+    lines = [ln.rstrip() for ln in text.splitlines()
+             if re.match(r"profile:|\S+=\S*\s+profile\b", ln)]
+    if not lines:
+        return []
+    return (["  Settings that come from the profile (`accel-run --profile latency --explain`):",
+             "", "  ```"] + ["  " + ln for ln in lines] + ["  ```", ""])
+
+
+def write_md(path, meta, points, rat, tg, topo_series):
+    dur = int(meta["duration_s"])
+    L = ["# Latency benchmark (sockperf) %s" % meta["stamp"], ""] + smoke_note(meta)
+    if meta.get("profile_fallback") == "1":
+        L += ["Latency profile: %s." % meta["profile_how"], ""]
+    L += ["## Targets (issue 4)", "",
+          "Ratio accel / kernel for the same case in this run; \"worst\" is the case "
+          "furthest from the target.", "",
+          "| topology | profile | target | worst ratio (case) | per case | status |",
+          "|---|---|---|---:|---|---|"]
+    for t in tg:
+        w = t["worst"]
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            t["topology"], t["profile"], t["target"],
+            "-" if w is None else "%.3f (%s)" % (w["ratio"], w["case"]),
+            ", ".join("%s %.3f" % (c["case"], c["ratio"]) for c in t["cases"]) or "-",
+            t["status"]))
+    L += ["", "## Conditions", "", machine_line(meta),
+          "* Pinning: the sockperf client (`taskset -c %s`) on CPU %s, the sockperf server "
+          "(`taskset -c %s`) on CPU %s, in every series." % (
+              meta["cpu_client"], meta["cpu_client"], meta["cpu_server"], meta["cpu_server"]),
+          "* Load: %s. Ping-pong: `sockperf ping-pong [--tcp] -i IP -p PORT -m SIZE -t %d` "
+          "against `sockperf server [--tcp]`; latency is sockperf's default, **half the round "
+          "trip**, percentiles over the valid period (sockperf's warm-up excluded). "
+          "Throughput: `sockperf throughput [--tcp] -m 64 -t %d` (sockperf's own defaults: "
+          "Nagle on for TCP throughput); *sent* is the client's rate, *received* what the "
+          "server handled (its count at SIGINT) over the client's sending time. %d s per "
+          "point; a fresh server on its own port for every point; points run one after "
+          "the other." % (meta["sockperf"], dur, dur, dur),
+          "* Kernel baseline: %s. It is the kernel side of both topologies: the kernel ends "
+          "of A and B are the same processes, namespaces, veth, pinning and options, so it "
+          "is measured once and both A and B are compared with it." % KERNEL_DESC]
+    for topo, series, desc in TOPOLOGIES:
+        if series not in topo_series:
+            continue
+        line = "* Topology %s: %s. Server data path (ACCEL_STATS): %s." % (
+            topo, desc, "; ".join(data_paths(points, series, "server")) or "none reported")
+        if topo == "B":
+            line += " Client data path: %s." % (
+                "; ".join(data_paths(points, series, "client")) or "none reported")
+        L.append(line)
+    L += ["* Profiles: *default* is accel-run with accel's defaults; *latency* is %s (both "
+          "ends in B)." % meta["profile_how"],
+          ] + explain_lines(meta) + [
+          "* accel-run: `%s`; DPDK %s; accel env (topology A): `%s`; ACCEL_STATS=1 on every "
+          "accelerated process." % (meta["accel_run"], meta["dpdk"], meta["accel_env"]),
+          "* Other work: busy CPU time of the whole machine during the point (/proc/stat, "
+          "without steal, and without softirq, which on the veth is mostly the benchmark's "
+          "own packets) minus the server's and the client's, in %% of %d CPUs over the "
+          "point's wall time%s." % (meta["cpus"], busy_note(
+              points, meta, "figures are noisier and the ratios less reliable")), ""]
+
+    for topo, series, desc in TOPOLOGIES:
+        if series not in topo_series:
+            continue
+        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline.", ""]
+        pp = cases_of(points, "pp-")
+        if pp:
+            L += ["### Ping-pong latency (half round trip, us)", "",
+                  "| case | side | p50 | p99 | p99.9 | avg | max | observations | "
+                  "other work % |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+            L += side_rows(points, series, pp, 9, lambda p: [
+                us(p["p50_us"]), us(p["p99_us"]), us(p["p999_us"]), us(p["avg_us"]),
+                us(p["max_us"]), fmt(p["observations"], "%d"), fmt(other_pct(p, meta), "%.0f")])
+            L += ["", "Ratios accel / kernel (below 1: accel is faster):", "",
+                  "| case | profile | p50 | p99 | p99.9 |", "|---|---|---:|---:|---:|"]
+            L += ratio_rows(rat, topo, "pp-", ("p50_us", "p99_us", "p999_us"), "%.3f")
+            L.append("")
+        tp = cases_of(points, "tp-")
+        if tp:
+            L += ["### Message rate (sockperf throughput)", "",
+                  "| case | side | sent msg/s | received msg/s | received / sent | "
+                  "other work % |", "|---|---|---:|---:|---:|---:|"]
+            L += side_rows(points, series, tp, 6, lambda p: [
+                fmt(p["msg_rate"], "%.0f"), fmt(p["rx_msg_rate"], "%.0f"),
+                fmt(rx_share(p), "%.2f"), fmt(other_pct(p, meta), "%.0f")])
+            L += ["", "Ratios accel / kernel (above 1: accel is faster):", "",
+                  "| case | profile | sent | received |", "|---|---|---:|---:|"]
+            L += ratio_rows(rat, topo, "tp-", ("msg_rate", "rx_msg_rate"), "%.2f")
+            L.append("")
+
+    L += failed_notes(points, lambda p: "%s %s %s" % (p["series"], p["profile"], p["case"]))
+    write_lines(path, L)
+
+
+def compact(v):
+    """A bar's value in a few characters."""
+    if v >= 1e6:
+        return "%.2fM" % (v / 1e6)
+    if v >= 1e4:
+        return "%.0fk" % (v / 1e3)
+    return us(v)
+
+
+def write_png(path, meta, points, topo_series):
+    rows = [t for t in TOPOLOGIES if t[1] in topo_series]
+    pp, tp = cases_of(points, "pp-"), cases_of(points, "tp-")
+    cols = [(key, "%s latency (us, half RTT)" % name, pp, True) for key, name in PP_METRICS]
+    cols.append(("rx_msg_rate", "message rate received (msg/s)", tp, False))
+    cols = [c for c in cols if c[2]]
+    fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.6 * len(cols), 4.0 * len(rows)),
+                             squeeze=False)
+    width = 0.27
+    for ri, (topo, series, _) in enumerate(rows):
+        for ci, (key, title, cases, logy) in enumerate(cols):
+            ax = axes[ri][ci]
+            for i, (name, color) in enumerate(SIDE_COLORS):
+                found = [find(points, KERNEL, None, case) if name == "kernel"
+                         else find(points, series, name, case) for case in cases]
+                bars, vals = side_bars(ax, found, key, (i - 1) * width, width, 7, zero=False,
+                                       color=color,
+                                       label=name if name == "kernel" else "accel " + name)
+                for b, v in zip(bars, vals):
+                    ax.annotate(compact(v), (b.get_x() + b.get_width() / 2, v), ha="center",
+                                va="bottom", fontsize=6)
+            style_axes(ax, cases, logy, "%s: %s" % (topo, title))
+            ax.margins(y=0.1)
+            if ci == 0:
+                ax.legend(fontsize=8)
+    save_fig(fig, path, "sockperf, kernel vs accel: A = kernel client -> accel server "
+             "(af_xdp), B = accel client -> accel server (memif); %s, %s s per point" % (
+                 meta["stamp"], meta["duration_s"]))
+
+
+def main():
+    points, meta, base = load(sys.argv)
+    meta.update(machine(with_model=True))
+    meta["sockperf"] = cmd("sh", "-c", "sockperf --version 2>&1 | head -1")
+    if meta.get("profile_explain"):
+        meta["profile_explain_text"] = read(meta.pop("profile_explain"))
+    topo_series = measured_series(meta, TOPOLOGIES)
+    rat = ratios(points, topo_series)
+    tg = targets(points, rat, topo_series, meta)
+    write_json(base + ".json", {"meta": meta, "points": points, "ratios": rat, "targets": tg})
+    write_md(base + ".md", meta, points, rat, tg, topo_series)
+    write_png(base + ".png", meta, points, topo_series)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,249 @@
+#!/bin/bash
+# Latency benchmark: sockperf 3.7 on the kernel and under accel-run, in one
+# run, with the same pinning: the client on CPU 0, the server on CPU 1.
+#
+#   kernel series: kernel `sockperf ping-pong|throughput` in netns accel-k,
+#     kernel `sockperf server` in netns accel-a; accel-a's veth gets the
+#     kernel IP 10.200.0.2/24 for this series only. It is the kernel
+#     baseline of both topologies (the kernel ends of A and B are the same
+#     processes, namespaces, veth, pinning and options: measured once).
+#   topology A (kernel client): the same kernel client in accel-k against
+#     `sockperf server` under accel-run in accel-a (af_xdp on the same veth).
+#   topology B (both ends accelerated): client and server both under
+#     accel-run, over memif, both in netns accel-m.
+#
+# Every accelerated series runs twice: with accel's defaults, and with the
+# `latency` profile (`accel-run --profile latency` when accel-run has
+# --profile, otherwise ACCEL_POLL_USEC=100000 ACCEL_TX_DEFER=0 in the
+# environment; the .md says which). In B both ends get the profile.
+#
+# Cases (MODE-PROTO-SIZE): ping-pong (pp) over TCP and UDP with 64, 512 and
+# 1400 byte messages: p50, p99, p99.9 of sockperf's latency, which is half
+# the round trip (its default); throughput (tp) over UDP and TCP with 64
+# byte messages: messages sent per second by the client and received per
+# second by the server. Each point gets its own sockperf server (started,
+# waited for, stopped with SIGINT, killed 5 s later if it lingers) on its
+# own port; every wait and the client are bounded in time, so an
+# accelerated process that fails or hangs fails its point (with its stderr
+# tail in the .md) and the run goes on.
+# Writes <out>/latency-<date>.json, .md (conditions, tables, ratios
+# accel/kernel, the issue's targets met/missed) and .png (percentiles and
+# message rates, accel vs kernel, every case).
+#
+# usage: bench/latency/run.sh [--smoke] [--duration S] [--out DIR]
+#                             [--topology A|B|all] [--cases GLOB[,GLOB...]]
+#   --smoke        1 s per point and only the 64-byte cases (CI: checks that
+#                  the pipeline produces well-formed files; a failed
+#                  accelerated point is only reported)
+#   --duration S   seconds per point (default 10)
+#   --out DIR      where the files go (default bench/results)
+#   --topology T   A, B or all (default); the kernel series always runs
+#   --cases G      only the cases matching one of the globs, e.g.
+#                  'pp-udp-*,tp-udp-64' (all: pp-tcp-64 pp-tcp-512
+#                  pp-tcp-1400 pp-udp-64 pp-udp-512 pp-udp-1400 tp-udp-64
+#                  tp-tcp-64)
+# Exit: 0 when every file was written and every point worked (--smoke: every
+# kernel point), 1 otherwise, 4 when not root.
+HERE=$(dirname "$(readlink -f "$0")")
+. "$HERE/../lib/common.sh"
+CASE_GLOBS=""
+while [[ $# -gt 0 ]]; do
+    OPT_SHIFT=1
+    case $1 in
+    --smoke)
+        SMOKE=1
+        DUR=1
+        ;;
+    --cases)
+        CASE_GLOBS=${2-}
+        OPT_SHIFT=$(($# < 2 ? 1 : 2))
+        ;;
+    *) bench_opt "$@" ;;
+    esac
+    shift "$OPT_SHIFT"
+done
+bench_check_opts
+
+ALL_CASES=(pp-tcp-64 pp-tcp-512 pp-tcp-1400 pp-udp-64 pp-udp-512 pp-udp-1400 tp-udp-64 tp-tcp-64)
+((SMOKE)) && ALL_CASES=(pp-tcp-64 pp-udp-64 tp-udp-64 tp-tcp-64)
+CASES=()
+for c in "${ALL_CASES[@]}"; do
+    if [[ -z $CASE_GLOBS ]]; then
+        CASES+=("$c")
+        continue
+    fi
+    IFS=, read -ra globs <<<"$CASE_GLOBS"
+    for g in "${globs[@]}"; do
+        # shellcheck disable=SC2053 # $g is a glob on purpose
+        if [[ $c == $g ]]; then
+            CASES+=("$c")
+            break
+        fi
+    done
+done
+if ((${#CASES[@]} == 0)); then
+    echo "run.sh: --cases '$CASE_GLOBS' matches none of: ${ALL_CASES[*]}" >&2
+    exit 2
+fi
+
+. "$HERE/../../tests/lib/netns.sh"
+
+bench_files latency
+NPOINT=0
+PORT0=12000
+# Other work leaves softirq out: on the veth it is mostly this benchmark's
+# own packets.
+MACHINE_SOFTIRQ=0
+
+# The latency profile: accel-run's own when it has one.
+timeout -k 2 10 "$ACCEL_RUN" --help >"$T/accel-run-help.txt" 2>&1 </dev/null
+if grep -q -- '--profile' "$T/accel-run-help.txt"; then
+    LAT_ENV=()
+    LAT_ARGS=(--profile latency)
+    PROFILE_HOW="accel-run --profile latency"
+else
+    LAT_ENV=(ACCEL_POLL_USEC=100000 ACCEL_TX_DEFER=0)
+    LAT_ARGS=()
+    PROFILE_HOW="fallback: $ACCEL_RUN has no --profile, so the latency series set ${LAT_ENV[*]} in the environment"
+fi
+
+# server_ready NAME: sockperf's server loop runs (it prints this line once
+# its socket is bound, after the library brought its port up).
+server_ready() { grep -q "to block on socket" "$T/$1.out" 2>/dev/null; }
+ready_or_dead() { server_ready "$1" || dead "$2"; }
+
+# errtail FILE...: the last lines of a process's output, without the
+# ACCEL_STATS dump, on one line.
+errtail() {
+    sed 's/\x1b\[[0-9;]*m//g' "$@" 2>/dev/null | grep -v "stats:" | grep -v '^\s*$' | tail -4 |
+        paste -sd'|' | cut -c1-400
+}
+
+# server_died PID: how the server PID ended.
+server_died() { echo "sockperf server $1 $(exit_status "$1")"; }
+
+# run_point SERIES PROFILE CASE: one sockperf server, one client run, the
+# server stopped; appends the point to $RAW.
+run_point() {
+    local series=$1 profile=$2 case=$3 mode proto size sub tcp=() penv=() pargs=()
+    local sname f why="" port spid t0 t1 srv_ip sock
+    IFS=- read -r mode proto size <<<"$case"
+    NPOINT=$((NPOINT + 1))
+    port=$((PORT0 + NPOINT))
+    sname=srv-$NPOINT-$series-$profile-$case
+    f=$T/cli-$NPOINT-$series-$profile-$case
+    [[ $proto == tcp ]] && tcp=(--tcp)
+    sub=ping-pong
+    [[ $mode == tp ]] && sub=throughput
+    if [[ $profile == latency ]]; then
+        penv=("${LAT_ENV[@]}")
+        pargs=("${LAT_ARGS[@]}")
+    fi
+    srv_ip=$AIP
+    case $series in
+    kernel)
+        bg_start "$sname" A taskset -c "$CPU_SERVER" sockperf server "${tcp[@]}" -i "$AIP" -p "$port"
+        ;;
+    accel_a)
+        bg_start "$sname" AX ACCEL_STATS=1 "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_SERVER" \
+            sockperf server "${tcp[@]}" -i "$AIP" -p "$port"
+        ;;
+    accel_b)
+        srv_ip=$MIP_SRV
+        sock=$T/m-$NPOINT.sock
+        bg_start "$sname" MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$sock" \
+            "ACCEL_IP=$MIP_SRV/24" "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_SERVER" \
+            sockperf server "${tcp[@]}" -i "$MIP_SRV" -p "$port"
+        ;;
+    esac
+    spid=$(bg_pid "$sname")
+    slowwait 30 ready_or_dead "$sname" "$spid"
+    if ! server_ready "$sname" || ! alive "$spid"; then
+        if alive "$spid"; then
+            why="sockperf server not ready after 30 s: $(errtail "$T/$sname.out" "$T/$sname.err")"
+        else
+            why="$(server_died "$spid") before it was ready: $(errtail "$T/$sname.out" \
+                "$T/$sname.err")"
+        fi
+    elif [[ $series == accel_b ]] && ! slowwait 20 memif_listening "$sock"; then
+        why="the memif server does not listen on $sock: $(errtail "$T/$sname.err")"
+    fi
+    if [[ -n $why ]]; then
+        bg_stop "$sname" KILL
+        "$PY" "$HERE/spparse.py" --series "$series" --profile "$profile" --case "$case" \
+            --failed "$why" --log-prefix "[$TEST_NAME] " >>"$RAW"
+        return
+    fi
+
+    if [[ $series == accel_b ]]; then
+        ns_argv MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=client,socket=$sock" \
+            "ACCEL_IP=$MIP_CLI/24" "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_CLIENT" \
+            sockperf "$sub" "${tcp[@]}" -i "$srv_ip" -p "$port" -m "$size" -t "$DUR"
+    else
+        ns_argv K taskset -c "$CPU_CLIENT" sockperf "$sub" "${tcp[@]}" -i "$srv_ip" -p "$port" \
+            -m "$size" -t "$DUR"
+    fi
+    t0=$(cpu_ticks "$spid")
+    timed_client "$f.cpu" $((DUR + 30)) "$f.txt"
+    t1=$(cpu_ticks "$spid")
+    if ! alive "$spid"; then
+        why="during the point: $(server_died "$spid"): $(errtail "$T/$sname.out" "$T/$sname.err")"
+    fi
+    # SIGINT: sockperf prints how many messages it handled, accel its stats.
+    bg_stop "$sname" INT || [[ -n $why ]] || log "$sname exited with status $?"
+    cat "$T/$sname.out" "$T/$sname.err" >"$f.srv" 2>/dev/null
+    "$PY" "$HERE/spparse.py" --series "$series" --profile "$profile" --case "$case" \
+        --client "$f.txt" --server "$f.srv" --client-cpu "$f.cpu" \
+        ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${why:+--failed "$why"} \
+        "${MACHINE_ARGS[@]}" --log-prefix "[$TEST_NAME] " >>"$RAW"
+}
+
+# run_series SERIES PROFILE: every case.
+run_series() {
+    local c
+    log "series $1 ($2)"
+    for c in "${CASES[@]}"; do
+        run_point "$1" "$2" "$c"
+    done
+}
+
+lab_up
+lab_has_memif_ns || [[ $TOPO == A ]] || fail "lab has no netns $NS_M"
+log "points of $DUR s; client on CPU $CPU_CLIENT, server on CPU $CPU_SERVER; cases: ${CASES[*]}"
+log "latency profile: $PROFILE_HOW"
+meta_conditions
+meta accel_run "$ACCEL_RUN"
+meta profile_how "$PROFILE_HOW"
+meta profile_fallback "$((${#LAT_ARGS[@]} == 0))"
+if ((${#LAT_ARGS[@]})); then
+    # What the profile sets, as topology A's server gets it.
+    timeout 10 env -u ACCEL_LAB_TAG "${LAB_ENV[@]}" ${ACCEL_LIBRARY:+ACCEL_LIBRARY=$ACCEL_LIBRARY} \
+        "$ACCEL_RUN" "${LAT_ARGS[@]}" --explain sockperf server >"$T/explain.txt" 2>&1
+    meta profile_explain "$T/explain.txt"
+fi
+meta cases "${CASES[*]}"
+
+# kernel series: the same veth, with the kernel IP for this series only
+with_kernel_ip run_series kernel kernel
+
+if [[ $TOPO != B ]]; then
+    run_series accel_a default
+    run_series accel_a latency
+fi
+if [[ $TOPO != A ]]; then
+    run_series accel_b default
+    run_series accel_b latency
+fi
+
+# Checks: the files are there and well-formed, then the points.
+bench_report
+check "$BASE.json parses and has every point" "$PY" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["points"]) == int(sys.argv[2]), len(d["points"])
+assert d["meta"]["stamp"] and isinstance(d["targets"], list)' "$BASE.json" "$NPOINT"
+check "$BASE.png is a PNG" "$PY" -c 'import sys
+assert open(sys.argv[1], "rb").read(8) == b"\x89PNG\r\n\x1a\n"' "$BASE.png"
+check "$BASE.md has its sections" grep -q '^## Conditions' "$BASE.md"
+check_points '{series}/{profile} {case}'
+cat "$BASE.md"
+finish

@@ -1,0 +1,157 @@
+# shellcheck shell=bash
+# Helpers shared by the benchmarks' run.sh (bench/http, bench/latency).
+# Sourced, not run: source it right after setting HERE (the benchmark's
+# directory), parse the options with bench_opt, then source
+# tests/lib/netns.sh and call bench_files.
+#
+# The common shape of a benchmark run: a kernel series and accelerated
+# series of points, the client pinned to CPU_CLIENT and the server to
+# CPU_SERVER; every point is one JSON line in $RAW (written by the
+# benchmark's parser), the conditions are key<TAB>value lines in $META, and
+# report.py turns both into $BASE.json, .md and .png.
+
+BENCH_LIB=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
+CPURUN=$BENCH_LIB/cpurun.py
+
+# Options every benchmark takes (defaults; --smoke is the benchmark's own).
+DUR=10
+SMOKE=0
+TOPO=all
+OUT=$HERE/../results
+
+# bench_usage: print the script's header comment (its usage).
+bench_usage() {
+    awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'
+}
+
+# bench_opt ARG [VALUE]: handle an option every benchmark takes (--duration S,
+# --out DIR, --topology T, -h|--help). Sets OPT_SHIFT to the number of
+# arguments it used (the caller shifts them); exits 2 on an unknown one.
+bench_opt() {
+    OPT_SHIFT=$(($# < 2 ? 1 : 2))
+    case $1 in
+    --duration) DUR=${2-} ;;
+    --out) OUT=${2-} ;;
+    --topology) TOPO=${2-} ;;
+    -h | --help)
+        bench_usage
+        exit 0
+        ;;
+    *)
+        echo "run.sh: unknown argument $1" >&2
+        exit 2
+        ;;
+    esac
+}
+
+# bench_check_opts: exit 2 when --duration or --topology is malformed.
+bench_check_opts() {
+    if [[ ! $DUR =~ ^[1-9][0-9]*$ || ! $TOPO =~ ^(A|B|all)$ ]]; then
+        echo "run.sh: --duration takes whole seconds, --topology A, B or all" >&2
+        exit 2
+    fi
+}
+
+# bench_files NAME: create $OUT and set STAMP, BASE ($OUT/NAME-STAMP), RAW,
+# META (both emptied) and the pinning (NCPU, CPU_CLIENT, CPU_SERVER). Needs
+# netns.sh ($T, fail).
+bench_files() {
+    mkdir -p "$OUT" || fail "cannot create $OUT"
+    OUT=$(readlink -f "$OUT")
+    STAMP=$(date +%Y%m%d-%H%M%S)
+    BASE=$OUT/$1-$STAMP
+    RAW=$T/points.jsonl # one JSON object per point (the benchmark's parser)
+    META=$T/meta.tsv    # key<TAB>value for report.py
+    : >"$RAW"
+    : >"$META"
+    NCPU=$(nproc)
+    CPU_CLIENT=0
+    CPU_SERVER=$((NCPU > 1 ? 1 : 0))
+}
+
+# meta KEY VALUE: one line of conditions for report.py.
+meta() { printf '%s\t%s\n' "$1" "$2" >>"$META"; }
+
+# meta_conditions: the conditions every benchmark records at its start.
+meta_conditions() {
+    meta stamp "$STAMP"
+    meta duration_s "$DUR"
+    meta cpu_client "$CPU_CLIENT"
+    meta cpu_server "$CPU_SERVER"
+    meta accel_env "${LAB_ENV[*]}"
+    meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
+    meta smoke "$SMOKE"
+    meta topology "$TOPO"
+}
+
+# machine_ticks: busy (user, nice, system, irq and, unless
+# MACHINE_SOFTIRQ=0, softirq) and steal ticks of all CPUs (/proc/stat):
+# with the wall time, what other work took from the machine during a point.
+MACHINE_SOFTIRQ=1
+machine_ticks() {
+    awk -v sirq="$MACHINE_SOFTIRQ" '/^cpu / {print $2 + $3 + $4 + $7 + (sirq ? $8 : 0), $9}' \
+        /proc/stat
+}
+
+# timed_client CPU_FILE LIMIT_S OUT_FILE: run the client in NSARGV under
+# cpurun.py (CPU time to CPU_FILE, output to OUT_FILE, killed after
+# LIMIT_S) and set MACHINE_ARGS to the parser's --machine-ticks,
+# --steal-ticks and --wall-ms for that run.
+timed_client() {
+    local m0 m1
+    m0=($(machine_ticks) "$(date +%s%3N)")
+    "$PY" "$CPURUN" "$1" "$2" "${NSARGV[@]}" >"$3" 2>&1 </dev/null
+    m1=($(machine_ticks) "$(date +%s%3N)")
+    MACHINE_ARGS=(--machine-ticks $((m1[0] - m0[0])) --steal-ticks $((m1[1] - m0[1]))
+        --wall-ms $((m1[2] - m0[2])))
+}
+
+# exit_status PID: "exited with status N[ (signal S)]" for the child PID.
+exit_status() {
+    local rc sig=""
+    wait "$1" 2>/dev/null
+    rc=$?
+    ((rc > 128)) && sig=" (signal $((rc - 128)))"
+    echo "exited with status $rc$sig"
+}
+
+# with_kernel_ip CMD...: run CMD (the kernel series) with the kernel IP on
+# accel-a's veth, which it holds for this series only.
+with_kernel_ip() {
+    A ip addr add "$AIP/24" dev "$VETH_A" || fail "cannot add the kernel IP to $VETH_A"
+    "$@"
+    A ip addr del "$AIP/24" dev "$VETH_A" || fail "cannot remove the kernel IP from $VETH_A"
+    K ip neigh flush dev "$VETH_K"
+}
+
+# bench_report: record the end conditions and write $BASE.json, .md and .png
+# with the benchmark's report.py; check that the three files are there.
+bench_report() {
+    local ext
+    meta loadavg_end "$(cut -d' ' -f1-3 /proc/loadavg)"
+    "$PY" "$HERE/report.py" "$RAW" "$META" "$BASE" || fail "report.py failed"
+    for ext in json md png; do
+        [[ -s $BASE.$ext ]] && pass "wrote $BASE.$ext" || check_fail "missing $BASE.$ext"
+    done
+}
+
+# check_points LABEL: pass or fail every point of $RAW by its ok field;
+# LABEL is a Python format string over the point's fields naming it. A
+# failed accelerated point only warns with --smoke.
+check_points() {
+    local series ok what reason
+    while IFS=$'\t' read -r series ok what reason; do
+        what="point $what"
+        if [[ $ok == True ]]; then
+            pass "$what"
+        elif [[ $series == kernel ]] || ((!SMOKE)); then
+            check_fail "$what: $reason"
+        else
+            log "WARN: $what failed (not fatal with --smoke): $reason"
+        fi
+    done < <("$PY" -c 'import json, sys
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    print(p["series"], p["ok"], sys.argv[2].format(**p), p["reason"] or "", sep="\t")' \
+        "$RAW" "$1")
+}
