@@ -159,6 +159,14 @@ log_hit(int fd, const char *role, const struct sockaddr *a,
                rules_path, hit->line);
 }
 
+/* The rules loaded (once per process) and the stack's addressing. */
+static void
+ready(struct pl_net *net)
+{
+    pthread_once(&load_once, load);
+    pl_sock_net(net);
+}
+
 enum pl_route
 pl_sock_route_bind(int type, int fd, const struct sockaddr *a, socklen_t len)
 {
@@ -166,8 +174,7 @@ pl_sock_route_bind(int type, int fd, const struct sockaddr *a, socklen_t len)
     struct pl_net net;
     enum pl_route r;
 
-    pthread_once(&load_once, load);
-    pl_sock_net(&net);
+    ready(&net);
     r = pl_rules_route_bind(&rules, type, a, len, &net, NULL, &hit);
     log_hit(fd, type == SOCK_STREAM ? "listen" : "udp-recv", a, hit, r);
     return r;
@@ -189,8 +196,7 @@ pl_sock_route_connect(int type, int fd, const struct sockaddr *a, socklen_t len)
     struct pl_net net;
     enum pl_route r;
 
-    pthread_once(&load_once, load);
-    pl_sock_net(&net);
+    ready(&net);
     r = pl_rules_route_connect(&rules, type, a, len, &net, NULL, &hit);
     log_hit(fd, type == SOCK_STREAM ? "connect" : "udp-send", a, hit, r);
     return r;

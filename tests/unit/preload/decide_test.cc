@@ -7,29 +7,11 @@
 #include <sys/un.h>
 
 #include "decide.h"
+#include "inet_helpers.h"
 
 namespace
 {
 
-uint32_t
-ip(const char *s)
-{
-    in_addr a{};
-    inet_pton(AF_INET, s, &a);
-    return a.s_addr;
-}
-
-sockaddr_in
-sin(const char *addr, uint16_t port)
-{
-    sockaddr_in s{};
-    s.sin_family = AF_INET;
-    s.sin_port = htons(port);
-    s.sin_addr.s_addr = ip(addr);
-    return s;
-}
-
-const pl_net kNet = {ip("10.200.0.2"), ip("255.255.255.0"), 0};
 const pl_net kNetGw = {ip("10.200.0.2"), ip("255.255.255.0"), ip("10.200.0.1")};
 const pl_net kNoNet = {0, 0, 0};
 

@@ -1,0 +1,32 @@
+// IPv4 helpers shared by the preload unit tests (decide_test, rules_test).
+#ifndef ACCEL_TEST_INET_HELPERS_H
+#define ACCEL_TEST_INET_HELPERS_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "decide.h"
+
+// A dotted quad in network order.
+inline uint32_t
+ip(const char *s)
+{
+    in_addr a{};
+    inet_pton(AF_INET, s, &a);
+    return a.s_addr;
+}
+
+inline sockaddr_in
+sin(const char *addr, uint16_t port)
+{
+    sockaddr_in s{};
+    s.sin_family = AF_INET;
+    s.sin_port = htons(port);
+    s.sin_addr.s_addr = ip(addr);
+    return s;
+}
+
+// The lab's stack: 10.200.0.2/24, no gateway.
+inline const pl_net kNet = {ip("10.200.0.2"), ip("255.255.255.0"), 0};
+
+#endif
