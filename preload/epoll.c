@@ -19,9 +19,14 @@
  * a wait costs O(ready items), not O(items): nginx with thousands of idle
  * keep-alive connections pays nothing for them.
  *
- * Each item is also registered (edge-triggered, ONESHOT stripped) in the
- * instance's private shadow epoll fd, which validates epoll_ctl exactly as
- * Linux and wakes waiters on kernel-side traffic. A wait that finds stack
+ * An item whose socket has a kernel side (UNDECIDED, or kside) is also
+ * registered (edge-triggered, ONESHOT stripped) in the instance's private
+ * shadow epoll fd, which validates epoll_ctl exactly as Linux and wakes
+ * waiters on kernel-side traffic; a socket that gains a kernel side later
+ * has its items registered then (pl_ep_sock_kside). The others (accepted
+ * and connected TCP sockets: the connection-per-request case) cost no
+ * system call: our interest list answers EEXIST and ENOENT as Linux's
+ * does. A wait that finds stack
  * events looks at the kernel side (the application's epoll fd and the
  * shadow) at most every KERNEL_POLL_NS; one that finds none looks at once;
  * otherwise it blocks in rt_block() on both fds (or plain ppoll when the
@@ -67,6 +72,7 @@ struct pl_ep_item {
     bool pending;  /* report current readiness once (ADD/MOD, kernel edge) */
     bool disabled; /* EPOLLONESHOT fired */
     bool queued;   /* on the instance's ready list (rd_mu) */
+    bool kreg;     /* registered in the instance's shadow */
     struct pl_ep_item *next, *prev; /* circular list of the instance */
     struct pl_ep_item *s_next;      /* list of the socket */
     struct pl_ep_item *r_next;      /* ready list (rd_mu) */
@@ -259,6 +265,18 @@ pl_ep_is_plain(const struct pl_epoll *ep)
     return __atomic_load_n(&ep->nitems, __ATOMIC_RELAXED) == 0;
 }
 
+/* op on the shadow (created on first use). ep_mu held. */
+static int
+shadow_ctl(struct pl_epoll *ep, int op, int fd, struct epoll_event *kev)
+{
+    if (ep->shadow < 0) {
+        ep->shadow = libc_epoll_create1(EPOLL_CLOEXEC);
+        if (ep->shadow < 0)
+            return -errno;
+    }
+    return libc_epoll_ctl(ep->shadow, op, fd, kev) < 0 ? -errno : 0;
+}
+
 int
 pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
 {
@@ -266,6 +284,7 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
     struct pl_ep_item *it;
     struct pl_sock *s;
     struct pl_fd *f;
+    bool kreg;
     int rc = 0;
 
     ep->epfd = epfd;
@@ -290,6 +309,9 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
             return -EINVAL;
         }
         kev.events = (ev->events | EPOLLET) & ~EPOLLONESHOT;
+    } else if (op != EPOLL_CTL_DEL) {
+        pl_fd_put(f);
+        return ev == NULL ? -EFAULT : -EINVAL; /* Linux copies ev first */
     }
     /* A listener in an epoll set is served by this process (several
      * processes after fork: new connections come to those that wait). */
@@ -298,30 +320,32 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
     else if (s->type == SOCK_STREAM)
         pl_sock_serve(s, RT_SERVE_OFF);
     pthread_mutex_lock(&ep_mu);
-    if (ep->shadow < 0) {
-        ep->shadow = libc_epoll_create1(EPOLL_CLOEXEC);
-        if (ep->shadow < 0) {
-            rc = -errno;
+    it = ep_find(ep, fd, s);
+    kreg = it != NULL ? it->kreg
+                      : (pl_sock_state(s) == PL_SOCK_UNDECIDED ||
+                         atomic_load(&s->kside));
+    if (kreg) {
+        rc = shadow_ctl(ep, op, fd, &kev);
+        if (rc < 0)
             goto out;
-        }
-    }
-    if (libc_epoll_ctl(ep->shadow, op, fd, &kev) < 0) {
-        rc = -errno;
+    } else if (op == EPOLL_CTL_ADD && it != NULL) {
+        rc = -EEXIST;
         goto out;
     }
-    it = ep_find(ep, fd, s);
     switch (op) {
     case EPOLL_CTL_ADD:
         if (it == NULL) {
             it = calloc(1, sizeof(*it));
             if (it == NULL) {
-                libc_epoll_ctl(ep->shadow, EPOLL_CTL_DEL, fd, &kev);
+                if (kreg)
+                    libc_epoll_ctl(ep->shadow, EPOLL_CTL_DEL, fd, &kev);
                 rc = -ENOMEM;
                 goto out;
             }
             it->ep = ep;
             it->s = s;
             it->fd = fd;
+            it->kreg = kreg;
             ep_link(ep, it);
         }
         /* fall through */
@@ -337,15 +361,17 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
         queue_item(it);
         /* The edge the shadow reports for this (re)arming is the one
          * `pending` stands for: take it now, not at a later wait. */
-        if (pl_sock_state(s) == PL_SOCK_UNDECIDED || atomic_load(&s->kside))
+        if (it->kreg)
             drain_shadow(ep);
         break;
     case EPOLL_CTL_DEL:
-        if (it != NULL) {
-            ep_unlink(it);
-            sock_unlink(it);
-            free(it);
+        if (it == NULL) {
+            rc = -ENOENT;
+            break;
         }
+        ep_unlink(it);
+        sock_unlink(it);
+        free(it);
         break;
     }
 out:
@@ -595,6 +621,30 @@ pl_ep_sock_gone(struct pl_sock *s)
 }
 
 void
+pl_ep_sock_kside(struct pl_sock *s)
+{
+    struct epoll_event kev;
+    int rc;
+
+    pthread_mutex_lock(&ep_mu);
+    for (struct pl_ep_item *it = s->ep_items; it != NULL; it = it->s_next) {
+        if (it->kreg)
+            continue;
+        kev.events = (it->events | EPOLLET) & ~EPOLLONESHOT;
+        kev.data.fd = it->fd;
+        rc = shadow_ctl(it->ep, EPOLL_CTL_ADD, it->fd, &kev);
+        if (rc == 0)
+            it->kreg = true;
+        else
+            RT_WARN("ep",
+                    "fd %d: its kernel side cannot join the epoll set (%s): "
+                    "kernel-side traffic is seen at the next stack event",
+                    it->fd, strerror(-rc));
+    }
+    pthread_mutex_unlock(&ep_mu);
+}
+
+void
 pl_ep_sock_to_kernel(struct pl_sock *s)
 {
     struct epoll_event kev;
@@ -606,7 +656,8 @@ pl_ep_sock_to_kernel(struct pl_sock *s)
         sock_unlink(it);
         kev.events = it->disabled ? (it->events & EPOLLET) : it->events;
         kev.data = it->data;
-        libc_epoll_ctl(it->ep->shadow, EPOLL_CTL_DEL, it->fd, &kev);
+        if (it->kreg)
+            libc_epoll_ctl(it->ep->shadow, EPOLL_CTL_DEL, it->fd, &kev);
         if (libc_epoll_ctl(it->ep->epfd, EPOLL_CTL_ADD, it->fd, &kev) < 0)
             RT_WARN("ep", "fd %d lost its epoll registration (%s)", it->fd,
                     strerror(errno));

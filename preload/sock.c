@@ -461,6 +461,7 @@ pl_sock_kside_on(struct pl_sock *s, int fd)
             atomic_store_explicit(&s->kfd, k, memory_order_release);
     }
     atomic_store(&s->kside, true);
+    pl_ep_sock_kside(s);
 }
 
 void

@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 
+#include "kfile.h"
 #include "libc.h"
 #include "log.h"
 #include "pl.h"
@@ -206,18 +207,17 @@ accept_op(struct stk_sock *stk, void *arg)
     }
 }
 
-/* A new fd for an accepted stack connection: a placeholder kernel TCP
- * socket holds the number. */
+/* A new fd for an accepted stack connection: a duplicate of the template
+ * socket holds the number (kfile.h). */
 static int
 install_accepted(struct stk_sock *ns, int flags)
 {
     struct pl_sock *n;
     int nfd, rc;
 
-    nfd = libc_socket(AF_INET,
-                      SOCK_STREAM | SOCK_NONBLOCK | (flags & SOCK_CLOEXEC), 0);
+    nfd = pl_kfile_shared(flags);
     if (nfd < 0) {
-        rc = -errno;
+        rc = nfd;
         goto fail;
     }
     n = pl_sock_new_accepted(ns, (flags & SOCK_NONBLOCK) != 0);
@@ -226,6 +226,7 @@ install_accepted(struct stk_sock *ns, int flags)
         rc = -ENOMEM;
         goto fail;
     }
+    atomic_store(&n->kshared, true);
     rc = pl_fdt_install(nfd, &n->hdr);
     pl_fd_put(&n->hdr);
     if (rc < 0) {
@@ -545,6 +546,9 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     if (mc_if_opt(s, level, name) &&
         mc_setsockopt(s, fd, name, val, len, &rc) == 0)
         return rc;
+    /* The template validates only options whose value the stack keeps. */
+    if (atomic_load(&s->kshared) && !stk_sock_opt_owned(level, name))
+        pl_kfile_own(s, fd);
     rc = (int)pl_sysret(libc_setsockopt(fd, level, name, val, len));
     if (rc < 0)
         return rc;
@@ -651,6 +655,8 @@ pl_sock_fcntl(struct pl_sock *s, int fd, int cmd, unsigned long arg)
                  (atomic_load(&s->nonblock) ? O_NONBLOCK : 0);
         return fl;
     case F_SETFL:
+        if (arg & ~(unsigned long)(O_NONBLOCK | O_ACCMODE))
+            pl_kfile_own(s, fd); /* O_ASYNC, O_APPEND...: its own file */
         pthread_mutex_lock(&s->mu);
         if (pl_sock_state(s) == PL_SOCK_ACCEL)
             rc = libc_fcntl(fd, F_SETFL, arg | O_NONBLOCK);

@@ -8,6 +8,8 @@
  * a stale entry; the object (and its stack socket) goes with the last
  * reference. fcntl F_GETFL/F_SETFL and ioctl FIONBIO keep our O_NONBLOCK,
  * FIONREAD/SIOCOUTQ come from the stack; everything else is the kernel's.
+ * Before a dup or a request that writes the open file's kernel state, an
+ * accepted socket sharing the template gets a file of its own (kfile.h).
  */
 #include <fcntl.h>
 #include <linux/sockios.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <sys/ioctl.h>
 
+#include "kfile.h"
 #include "libc.h"
 #include "wrap.h"
 
@@ -99,6 +102,7 @@ dup(int fd)
     if (!pl_active() || !pl_fdt_peek(fd))
         return libc_dup(fd);
     pl_enter(&ctx);
+    pl_kfile_own_fd(fd);
     nfd = libc_dup(fd);
     if (nfd < 0)
         return (int)pl_exit(&ctx, -errno);
@@ -115,6 +119,8 @@ dup2(int fd, int fd2)
     if (!pl_active() || (!pl_fdt_peek(fd) && !pl_fdt_peek(fd2)))
         return libc_dup2(fd, fd2);
     pl_enter(&ctx);
+    if (fd != fd2)
+        pl_kfile_own_fd(fd);
     rc = libc_dup2(fd, fd2);
     if (rc < 0)
         return (int)pl_exit(&ctx, -errno);
@@ -132,11 +138,35 @@ dup3(int fd, int fd2, int flags)
     if (!pl_active() || (!pl_fdt_peek(fd) && !pl_fdt_peek(fd2)))
         return libc_dup3(fd, fd2, flags);
     pl_enter(&ctx);
+    if (fd != fd2)
+        pl_kfile_own_fd(fd);
     rc = libc_dup3(fd, fd2, flags);
     if (rc < 0)
         return (int)pl_exit(&ctx, -errno);
     dup_entry(fd, fd2);
     return (int)pl_exit(&ctx, rc);
+}
+
+/* Whether the fcntl command writes state of the open file (not the fd's
+ * own flags, not a query). */
+static bool
+fcntl_writes_file(int cmd)
+{
+    switch (cmd) {
+    case F_GETFD:
+    case F_SETFD:
+    case F_GETOWN:
+    case F_GETOWN_EX:
+    case F_GETSIG:
+    case F_GETLEASE:
+    case F_GETLK:
+    case F_OFD_GETLK:
+    case F_GETPIPE_SZ:
+    case F_GET_SEALS:
+        return false;
+    default:
+        return true;
+    }
 }
 
 /* fcntl and fcntl64 share this body; `real` is the libc function the
@@ -153,14 +183,21 @@ do_fcntl(int fd, int cmd, unsigned long arg,
         return real(fd, cmd, arg);
     if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) {
         pl_enter(&ctx);
+        pl_kfile_own_fd(fd);
         rc = real(fd, cmd, arg);
         if (rc < 0)
             return (int)pl_exit(&ctx, -errno);
         dup_entry(fd, rc);
         return (int)pl_exit(&ctx, rc);
     }
-    if (cmd != F_GETFL && cmd != F_SETFL)
+    if (cmd != F_GETFL && cmd != F_SETFL) {
+        if (fcntl_writes_file(cmd)) {
+            pl_enter(&ctx);
+            pl_kfile_own_fd(fd);
+            pl_leave(&ctx);
+        }
         return real(fd, cmd, arg);
+    }
     s = pl_wrap_sock(fd, PL_ST_UNDECIDED | PL_ST_ACCEL);
     if (s == NULL)
         return real(fd, cmd, arg);
@@ -219,8 +256,15 @@ ioctl(int fd, unsigned long req, ...)
     va_start(ap, req);
     arg = va_arg(ap, unsigned long);
     va_end(ap);
-    if (!pl_active() || (req != FIONBIO && req != FIONREAD && req != SIOCOUTQ))
+    if (!pl_active() ||
+        (req != FIONBIO && req != FIONREAD && req != SIOCOUTQ)) {
+        if (pl_active() && pl_fdt_peek(fd)) {
+            pl_enter(&ctx);
+            pl_kfile_own_fd(fd);
+            pl_leave(&ctx);
+        }
         return libc_ioctl(fd, req, arg);
+    }
     mask = req == FIONBIO ? (PL_ST_UNDECIDED | PL_ST_ACCEL) : PL_ST_ACCEL;
     s = pl_wrap_sock(fd, mask);
     if (s == NULL)

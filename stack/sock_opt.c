@@ -155,6 +155,19 @@ set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
     return 0;
 }
 
+bool
+stk_sock_opt_owned(int level, int name)
+{
+    if (level == SOL_SOCKET)
+        return name == SO_REUSEADDR || name == SO_REUSEPORT ||
+               name == SO_KEEPALIVE || name == SO_BROADCAST ||
+               name == SO_RCVBUF || name == SO_SNDBUF || name == SO_LINGER;
+    if (level == IPPROTO_TCP)
+        return name == TCP_NODELAY || name == TCP_KEEPIDLE ||
+               name == TCP_KEEPINTVL || name == TCP_KEEPCNT;
+    return false;
+}
+
 int
 stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
                 socklen_t len)

@@ -140,6 +140,9 @@ int stk_sock_setsockopt(struct stk_sock *s, int level, int name,
                         const void *val, socklen_t len);
 int stk_sock_getsockopt(struct stk_sock *s, int level, int name, void *val,
                         socklen_t *len);
+/** Whether the stack keeps the TCP socket option's value (setsockopt and
+ *  getsockopt both answered here, never by a kernel socket). */
+bool stk_sock_opt_owned(int level, int name);
 
 /** getsockname (peer false) / getpeername (peer true). */
 int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr, socklen_t *len,
