@@ -614,7 +614,11 @@ pl_sock_run(struct pl_sock *s, pl_stk_op op, void *arg)
         return PL_SOCK_MOVED;
     }
     rc = op(s->stk, arg);
-    if (rt_poll() > 0 && rc == -EAGAIN) {
+    /* An event loop's call that did its work does not poll the port: its
+     * next wait does (one poll per turn, not one per call). */
+    if (rc != -EAGAIN && rt_tx_defer) {
+        rt_tx_kick();
+    } else if (rt_poll() > 0 && rc == -EAGAIN) {
         rc = op(s->stk, arg);
         rt_poll();
     }

@@ -51,6 +51,13 @@ rt_flush(void)
 }
 
 void
+rt_tx_kick(void)
+{
+    if (rt__port.up && rt__tx_due())
+        rt__tx_flush();
+}
+
+void
 rt_lock(void)
 {
     pthread_mutex_lock(&stack_lock);

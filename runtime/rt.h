@@ -69,6 +69,9 @@ void rt_wakeup(void);
 extern __thread bool rt_tx_defer;
 /** Send the queued frames now (takes the stack lock if there are any). */
 void rt_flush(void);
+/** Stack lock held: send the queued frames if this thread would at the end
+ *  of an rt_poll() (not deferred, or half a burst queued). */
+void rt_tx_kick(void);
 
 /** Milliseconds until the next lwIP timer is due (>= 0). */
 int rt_next_timer_ms(void);
