@@ -12,6 +12,14 @@
  *   check           recv(K, MSG_DONTWAIT): "check rc=R errno=NAME"
  *   accept N BYTES  accept N connections on PORT and read BYTES on each:
  *                   "accepted N bytes TOTAL"
+ *   twclose PEER_PORT LPORT
+ *                   connect from IP:LPORT to the peer (PEER_IP in the
+ *                   environment) at PEER_PORT, exchange one line, close
+ *                   first (this side goes to TIME-WAIT once the peer's FIN
+ *                   comes): "twclose ok"
+ *   rebind LPORT    bind a new TCP socket to IP:LPORT without SO_REUSEADDR
+ *                   and close it: "rebind rc=R errno=NAME" (EADDRINUSE
+ *                   while the TIME-WAIT connection lives)
  *   exit
  * Each command ends with "done WORD". Errors print "FAIL: ..." and exit 1.
  *
@@ -111,6 +119,48 @@ next_line(const char *fifo)
     }
 }
 
+static struct sockaddr_in
+sin_of(const char *ip, int port)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port)};
+
+    if (ip == NULL || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+        die("address");
+    return a;
+}
+
+static void
+do_twclose(const char *ip, int peer_port, int lport)
+{
+    struct sockaddr_in me = sin_of(ip, lport);
+    struct sockaddr_in peer = sin_of(getenv("PEER_IP"), peer_port);
+    char buf[8];
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) != 0)
+        die("twclose bind");
+    if (connect(fd, (struct sockaddr *)&peer, sizeof(peer)) != 0)
+        die("twclose connect");
+    if (send(fd, "tw\n", 3, 0) != 3 || recv(fd, buf, 3, MSG_WAITALL) != 3)
+        die("twclose exchange");
+    close(fd);
+    printf("twclose ok\n");
+}
+
+static void
+do_rebind(const char *ip, int lport)
+{
+    struct sockaddr_in me = sin_of(ip, lport);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
+
+    if (fd < 0)
+        die("rebind socket");
+    rc = bind(fd, (struct sockaddr *)&me, sizeof(me));
+    printf("rebind rc=%d errno=%s\n", rc, rc < 0 ? strerrorname_np(errno) : "0");
+    close(fd);
+}
+
 static void
 do_accept(int lfd, int n, long bytes)
 {
@@ -169,6 +219,10 @@ main(int argc, char **argv)
                    r < 0 ? strerrorname_np(errno) : "0");
         } else if (strcmp(word, "accept") == 0) {
             do_accept(lfd, (int)a, b);
+        } else if (strcmp(word, "twclose") == 0) {
+            do_twclose(argv[1], (int)a, (int)b);
+        } else if (strcmp(word, "rebind") == 0) {
+            do_rebind(argv[1], (int)a);
         } else if (strcmp(word, "exit") == 0) {
             printf("done exit\n");
             return 0;
