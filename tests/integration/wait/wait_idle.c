@@ -157,7 +157,8 @@ do_rebind(const char *ip, int lport)
     if (fd < 0)
         die("rebind socket");
     rc = bind(fd, (struct sockaddr *)&me, sizeof(me));
-    printf("rebind rc=%d errno=%s\n", rc, rc < 0 ? strerrorname_np(errno) : "0");
+    printf("rebind rc=%d errno=%s\n", rc,
+           rc < 0 ? strerrorname_np(errno) : "0");
     close(fd);
 }
 
