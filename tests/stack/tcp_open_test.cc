@@ -280,3 +280,31 @@ TEST_F(Lab, tcp_listen_unbound_picks_port_and_relisten_updates_backlog)
     EXPECT_EQ(events(u) & (EPOLLOUT | EPOLLHUP),
               (uint32_t)(EPOLLOUT | EPOLLHUP));
 }
+
+// stk_sock_opt_owned() says which options an accepted socket may validate
+// on the shared template fd (preload/kfile.c): exactly those the stack both
+// sets and reads back. An option added to one side of sock_opt.c only must
+// fail here.
+TEST_F(Lab, tcp_owned_options_are_exactly_those_the_stack_sets_and_gets)
+{
+    stk_sock *s = tcp_sock();
+    const int levels[] = {SOL_SOCKET, IPPROTO_TCP};
+
+    for (int level : levels) {
+        for (int name = 1; name < 80; name++) {
+            unsigned char val[64] = {1};
+            socklen_t len = sizeof(val);
+            int set = stk_sock_setsockopt(s, level, name, val, sizeof(int));
+            int get = stk_sock_getsockopt(s, level, name, val, &len);
+            bool both = set != -ENOPROTOOPT && set != -EOPNOTSUPP &&
+                        get != -ENOPROTOOPT && get != -EOPNOTSUPP;
+            EXPECT_EQ(stk_sock_opt_owned(level, name), both)
+                << "level " << level << " option " << name << ": set " << set
+                << ", get " << get;
+        }
+    }
+    EXPECT_TRUE(stk_sock_opt_owned(IPPROTO_TCP, TCP_NODELAY));
+    EXPECT_FALSE(stk_sock_opt_owned(SOL_SOCKET, SO_RCVTIMEO));
+    EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_TCP, TCP_CORK));
+    EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_IP, IP_TOS));
+}
