@@ -167,6 +167,12 @@
 /* A TIME-WAIT pcb ended by a new SYN (patch 0003) leaves the table now and
  * lwIP's list at tcp_slowtmr's next tick, instead of a walk of the list. */
 #define LWIP_HOOK_TCP_TW_RETIRE(pcb) stk_pcb_tw_retire(pcb)
+/* tcp_slowtmr looks at a share of the TIME-WAIT list per tick, resuming
+ * where it stopped (patch 0005): never tens of thousands at once. The
+ * resume point is kept valid by the RMV hook above. */
+#define LWIP_HOOK_TCP_TW_WALK_FROM(pcbp, prevp)                                \
+    stk_pcb_tw_walk_from((pcbp), (prevp))
+#define LWIP_HOOK_TCP_TW_WALK_AT(pcb, prev) stk_pcb_tw_walk_at((pcb), (prev))
 #endif
 
 /* ---- sanity checks on our own choices ----------------------------------- */

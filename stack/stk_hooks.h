@@ -30,6 +30,12 @@ void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
 /** pcb, on the TIME-WAIT list, was ended by a new SYN (patches/0003):
  *  hide it from lookups until tcp_slowtmr frees it. */
 void stk_pcb_tw_retire(struct tcp_pcb *pcb);
+/** tcp_slowtmr's TIME-WAIT walk (patches/0005) starts: *pcb and *prev are
+ *  where the last one stopped (or the head and NULL); returns how many
+ *  pcbs to look at: an eighth of the list, at least STK_TW_WALK_MIN. */
+uint32_t stk_pcb_tw_walk_from(struct tcp_pcb **pcb, struct tcp_pcb **prev);
+/** ... and stopped at pcb (NULL: the end), prev being the one before. */
+void stk_pcb_tw_walk_at(struct tcp_pcb *pcb, struct tcp_pcb *prev);
 /** The next PCB of the list pcbs after `after` (NULL: the first) that
  *  matches the 4-tuple (listen list: the local port), or NULL. */
 struct tcp_pcb *

@@ -36,6 +36,9 @@ long stk_test_pcb_hash_entries(void);
 long stk_test_pcb_hash_slots(void);
 /** Removals of PCBs the table did not hold where expected (should be 0). */
 long stk_test_pcb_hash_anomalies(void);
+/** PCBs on lwIP's TIME-WAIT list, retired ones included (patch 0005's
+ *  count). */
+long stk_test_tw_count(void);
 /** 0 when every PCB on lwIP's active, TIME-WAIT and listen lists is found
  *  by a lookup of its own key and the table holds nothing else; negative
  *  otherwise (-1 active, -2 TIME-WAIT, -3 listen, -4 extra entries). */

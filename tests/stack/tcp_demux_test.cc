@@ -351,3 +351,36 @@ TEST_F(Demux, a_specific_listener_wins_over_the_wildcard_on_its_port)
     EXPECT_NE(d.s, nullptr);
     EXPECT_EQ(stk_test_pcb_hash_check(), 0);
 }
+
+// tcp_slowtmr looks at a part of the TIME-WAIT list per tick (patch 0005):
+// 3000 expired PCBs are not freed in one tick (it looks at 1024 of them,
+// an eighth of the list being less), and all are gone a few ticks later;
+// the count the walk is sized by follows the list.
+TEST_F(Demux, time_wait_is_expired_a_part_per_tick)
+{
+    const long n = 3000;
+    stk_sock *l = listener(80);
+    std::vector<Conn> cs;
+    for (long i = 0; i < n; i++) {
+        cs.push_back(passive_open(l, 80, (uint16_t)(22000 + i)));
+        close_into_time_wait(cs.back());
+    }
+    EXPECT_EQ(stk_test_tw_count(), n);
+    advance(59000);
+    drain();
+    EXPECT_EQ(stk_test_tw_count(), n) << "expired before 2 * MSL";
+    long left = n;
+    int ticks = 0;
+    while (left > 0 && ticks < 20) {
+        advance(200); // one tcp_slowtmr tick (TCP_TMR_INTERVAL 100 ms)
+        drain();
+        long now = stk_test_tw_count();
+        EXPECT_LE(left - now, 1024) << "one tick freed more than its share";
+        left = now;
+        ticks++;
+        EXPECT_EQ(stk_test_pcb_hash_check(), 0);
+    }
+    EXPECT_EQ(left, 0);
+    EXPECT_LE(ticks, 8);
+    entries_are(1, __LINE__);
+}
