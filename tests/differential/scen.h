@@ -33,4 +33,22 @@
 
 #define SA(p) ((struct sockaddr *)(p))
 
+/* Read an int socket option (traced) and note it as "NAME = V". */
+static inline void
+d_geti(int fd, int level, int opt, const char *name)
+{
+    int v = -1;
+    socklen_t l = sizeof(v);
+
+    T(getsockopt(fd, level, opt, &v, &l));
+    NOTE("%s = %d", name, v);
+}
+
+/* Set an int socket option (traced). */
+static inline void
+d_seti(int fd, int level, int opt, int v)
+{
+    T(setsockopt(fd, level, opt, &v, sizeof(v)));
+}
+
 #endif

@@ -6,22 +6,6 @@
  */
 #include "scen.h"
 
-static void
-geti(int fd, int level, int opt, const char *name)
-{
-    int v = -1;
-    socklen_t l = sizeof(v);
-
-    T(getsockopt(fd, level, opt, &v, &l));
-    NOTE("%s = %d", name, v);
-}
-
-static void
-seti(int fd, int level, int opt, int v)
-{
-    T(setsockopt(fd, level, opt, &v, sizeof(v)));
-}
-
 int
 main(void)
 {
@@ -31,11 +15,11 @@ main(void)
 
     tr_init();
     s = TF(socket(AF_INET, SOCK_STREAM, 0));
-    geti(s, SOL_SOCKET, SO_RCVLOWAT, "SO_RCVLOWAT");
-    seti(s, SOL_SOCKET, SO_RCVLOWAT, 10);
-    geti(s, SOL_SOCKET, SO_RCVLOWAT, "SO_RCVLOWAT");
-    geti(s, SOL_SOCKET, SO_SNDLOWAT, "SO_SNDLOWAT");
-    seti(s, SOL_SOCKET, SO_SNDLOWAT, 10);
+    d_geti(s, SOL_SOCKET, SO_RCVLOWAT, "SO_RCVLOWAT");
+    d_seti(s, SOL_SOCKET, SO_RCVLOWAT, 10);
+    d_geti(s, SOL_SOCKET, SO_RCVLOWAT, "SO_RCVLOWAT");
+    d_geti(s, SOL_SOCKET, SO_SNDLOWAT, "SO_SNDLOWAT");
+    d_seti(s, SOL_SOCKET, SO_SNDLOWAT, 10);
     T(getsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &got, &gl));
     NOTE("SO_RCVTIMEO %ld.%06ld", (long)got.tv_sec, (long)got.tv_usec);
     T(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
@@ -43,22 +27,22 @@ main(void)
     gl = sizeof(got);
     T(getsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &got, &gl));
     NOTE("SO_SNDTIMEO %ld.%06ld", (long)got.tv_sec, (long)got.tv_usec);
-    geti(s, SOL_SOCKET, SO_OOBINLINE, "SO_OOBINLINE");
-    seti(s, SOL_SOCKET, SO_OOBINLINE, 1);
-    geti(s, SOL_SOCKET, SO_OOBINLINE, "SO_OOBINLINE");
-    geti(s, IPPROTO_IP, IP_TTL, "IP_TTL");
-    seti(s, IPPROTO_IP, IP_TTL, 5);
-    geti(s, IPPROTO_IP, IP_TTL, "IP_TTL");
-    seti(s, IPPROTO_IP, IP_TTL, 256);
-    geti(s, IPPROTO_IP, IP_TOS, "IP_TOS");
-    seti(s, IPPROTO_IP, IP_TOS, 0x10);
-    geti(s, IPPROTO_IP, IP_TOS, "IP_TOS");
+    d_geti(s, SOL_SOCKET, SO_OOBINLINE, "SO_OOBINLINE");
+    d_seti(s, SOL_SOCKET, SO_OOBINLINE, 1);
+    d_geti(s, SOL_SOCKET, SO_OOBINLINE, "SO_OOBINLINE");
+    d_geti(s, IPPROTO_IP, IP_TTL, "IP_TTL");
+    d_seti(s, IPPROTO_IP, IP_TTL, 5);
+    d_geti(s, IPPROTO_IP, IP_TTL, "IP_TTL");
+    d_seti(s, IPPROTO_IP, IP_TTL, 256);
+    d_geti(s, IPPROTO_IP, IP_TOS, "IP_TOS");
+    d_seti(s, IPPROTO_IP, IP_TOS, 0x10);
+    d_geti(s, IPPROTO_IP, IP_TOS, "IP_TOS");
     T(close(s));
 
     u = TF(socket(AF_INET, SOCK_DGRAM, 0));
-    geti(u, SOL_SOCKET, SO_BROADCAST, "SO_BROADCAST");
-    seti(u, SOL_SOCKET, SO_BROADCAST, 1);
-    geti(u, SOL_SOCKET, SO_BROADCAST, "SO_BROADCAST");
+    d_geti(u, SOL_SOCKET, SO_BROADCAST, "SO_BROADCAST");
+    d_seti(u, SOL_SOCKET, SO_BROADCAST, 1);
+    d_geti(u, SOL_SOCKET, SO_BROADCAST, "SO_BROADCAST");
     T(close(u));
     return 0;
 }

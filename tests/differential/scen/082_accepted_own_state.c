@@ -11,22 +11,6 @@
 #include <sys/stat.h>
 
 static void
-geti(int fd, int level, int opt, const char *name)
-{
-    int v = -1;
-    socklen_t l = sizeof(v);
-
-    T(getsockopt(fd, level, opt, &v, &l));
-    NOTE("%s = %d", name, v);
-}
-
-static void
-seti(int fd, int level, int opt, int v)
-{
-    T(setsockopt(fd, level, opt, &v, sizeof(v)));
-}
-
-static void
 timeo(int fd, const char *name)
 {
     struct timeval tv;
@@ -53,23 +37,23 @@ main(void)
     b = TF(accept(l, NULL, NULL));
 
     /* Options the kernel keeps. */
-    seti(a, SOL_SOCKET, SO_PRIORITY, 5);
-    geti(a, SOL_SOCKET, SO_PRIORITY, "a SO_PRIORITY");
-    geti(b, SOL_SOCKET, SO_PRIORITY, "b SO_PRIORITY");
-    seti(b, IPPROTO_IP, IP_TOS, 0x10);
-    geti(a, IPPROTO_IP, IP_TOS, "a IP_TOS");
-    geti(b, IPPROTO_IP, IP_TOS, "b IP_TOS");
+    d_seti(a, SOL_SOCKET, SO_PRIORITY, 5);
+    d_geti(a, SOL_SOCKET, SO_PRIORITY, "a SO_PRIORITY");
+    d_geti(b, SOL_SOCKET, SO_PRIORITY, "b SO_PRIORITY");
+    d_seti(b, IPPROTO_IP, IP_TOS, 0x10);
+    d_geti(a, IPPROTO_IP, IP_TOS, "a IP_TOS");
+    d_geti(b, IPPROTO_IP, IP_TOS, "b IP_TOS");
     T(setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
     timeo(a, "a");
     timeo(b, "b");
 
     /* Options the stack keeps. */
-    seti(a, IPPROTO_TCP, TCP_NODELAY, 1);
-    geti(a, IPPROTO_TCP, TCP_NODELAY, "a TCP_NODELAY");
-    geti(b, IPPROTO_TCP, TCP_NODELAY, "b TCP_NODELAY");
-    seti(b, SOL_SOCKET, SO_KEEPALIVE, 1);
-    geti(a, SOL_SOCKET, SO_KEEPALIVE, "a SO_KEEPALIVE");
-    geti(b, SOL_SOCKET, SO_KEEPALIVE, "b SO_KEEPALIVE");
+    d_seti(a, IPPROTO_TCP, TCP_NODELAY, 1);
+    d_geti(a, IPPROTO_TCP, TCP_NODELAY, "a TCP_NODELAY");
+    d_geti(b, IPPROTO_TCP, TCP_NODELAY, "b TCP_NODELAY");
+    d_seti(b, SOL_SOCKET, SO_KEEPALIVE, 1);
+    d_geti(a, SOL_SOCKET, SO_KEEPALIVE, "a SO_KEEPALIVE");
+    d_geti(b, SOL_SOCKET, SO_KEEPALIVE, "b SO_KEEPALIVE");
 
     /* File status flags and fd flags. */
     T(fcntl(a, F_SETFL, O_NONBLOCK | O_APPEND));
@@ -84,9 +68,9 @@ main(void)
 
     /* A dup shares the open file, and the connection still works. */
     d = TF(dup(b));
-    seti(d, SOL_SOCKET, SO_PRIORITY, 3);
-    geti(b, SOL_SOCKET, SO_PRIORITY, "b SO_PRIORITY after dup");
-    geti(a, SOL_SOCKET, SO_PRIORITY, "a SO_PRIORITY after dup");
+    d_seti(d, SOL_SOCKET, SO_PRIORITY, 3);
+    d_geti(b, SOL_SOCKET, SO_PRIORITY, "b SO_PRIORITY after dup");
+    d_geti(a, SOL_SOCKET, SO_PRIORITY, "a SO_PRIORITY after dup");
     T(d_read_full(d, buf, 5));
     NOTE("b got %s", tr_data(buf, 5));
     T(close(d));
