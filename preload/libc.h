@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>

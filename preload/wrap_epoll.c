@@ -4,12 +4,14 @@
  * list and kernel fds to the kernel, and waits on an instance holding any
  * socket of ours go through the mixed wait. Instances holding only kernel
  * fds (and instances created inside the library, e.g. by DPDK) are plain
- * kernel calls.
+ * kernel calls. EAL's interrupt thread is one special case: with a memif
+ * port shared across fork, its callbacks run under the port lock.
  */
 #include <sys/epoll.h>
 
 #include "epoll.h"
 #include "libc.h"
+#include "rt.h"
 #include "wrap.h"
 
 /* The interposed definitions below are the library's exports. */
@@ -104,6 +106,21 @@ epoll_pwait(int epfd, struct epoll_event *evs, int max, int timeout,
     return (int)pl_exit(&ctx, rc);
 }
 
+/* EAL's interrupt thread, in the first process of a shared memif port:
+ * its callbacks run holding the port lock (runtime/share_memif.c). */
+static int
+intr_thread_wait(int epfd, struct epoll_event *evs, int max, int timeout)
+{
+    int n, e;
+
+    rt_mf_wait_begin();
+    n = libc_epoll_wait(epfd, evs, max, timeout);
+    e = errno;
+    rt_mf_wait_end(n);
+    errno = e;
+    return n;
+}
+
 int
 epoll_wait(int epfd, struct epoll_event *evs, int max, int timeout)
 {
@@ -111,6 +128,9 @@ epoll_wait(int epfd, struct epoll_event *evs, int max, int timeout)
     struct pl_ctx ctx;
     int rc;
 
+    if (pl_unlikely(atomic_load_explicit(&rt_mf_armed, memory_order_relaxed)) &&
+        rt_mf_intr_thread())
+        return intr_thread_wait(epfd, evs, max, timeout);
     if (!pl_active())
         return libc_epoll_wait(epfd, evs, max, timeout);
     ep = epoll_get(epfd);

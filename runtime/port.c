@@ -394,7 +394,9 @@ rt__tx_flush_locked(void)
         bytes += rt__port.txbuf[i]->pkt_len;
         rte_mbuf_refcnt_update(rt__port.txbuf[i], 1);
     }
-    for (int tries = 0; sent < n && tries < TX_RETRIES; tries++)
+    /* A memif map behind in this process (share_memif.c): no burst. */
+    for (int tries = rt__shared && rt__mf_stale() ? TX_RETRIES : 0;
+         sent < n && tries < TX_RETRIES; tries++)
         sent += rte_eth_tx_burst(rt__port.port_id, 0, rt__port.txbuf + sent,
                                  (uint16_t)(n - sent));
     for (uint32_t i = 0; i < n; i++) {

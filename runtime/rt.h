@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "waitkind.h"
 
@@ -75,6 +76,26 @@ void rt_tx_kick(void);
 
 /** Milliseconds until the next lwIP timer is due (>= 0). */
 int rt_next_timer_ms(void);
+
+/*
+ * A memif port shared across fork (runtime/share_memif.c). In the port's
+ * first process, once armed: EAL's interrupt thread calls
+ * rt_mf_wait_begin() before each epoll_wait and rt_mf_wait_end() after it
+ * (preload's wrapper), and while its callbacks run, mmap/munmap of shared
+ * memory go through rt_mf_mmap()/rt_mf_munmap(), which place them where
+ * every child can map them too.
+ */
+#ifndef __cplusplus
+extern _Atomic bool rt_mf_armed;
+#endif
+bool rt_mf_intr_thread(void);
+void rt_mf_wait_begin(void);
+void rt_mf_wait_end(int n);
+bool rt_mf_in_callbacks(void);
+/** NULL: not placed (call libc); MAP_FAILED with *err; or the map. */
+void *rt_mf_mmap(size_t len, int prot, int flags, int fd, off_t off, int *err);
+/** true: it was one of the placed maps (now released). */
+bool rt_mf_munmap(void *addr, size_t len);
 
 /** Monotonic clock in nanoseconds, no syscall (vDSO/TSC). */
 uint64_t rt_now_ns(void);

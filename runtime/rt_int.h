@@ -119,6 +119,15 @@ int rt__share_drain(void);
  *  free, unless frames wait to go out). Returns frames received. */
 int rt__share_rx(uint64_t now, uint64_t *bytes);
 void rt__share_tx_flush(void);
+/* share_memif.c: a memif port's maps in every process */
+int rt__mf_create(void);
+void rt__mf_child(void);
+/** Port lock held: this process's memif maps are behind (no burst now). */
+bool rt__mf_stale(void);
+/** Port lock not held: fetch and make the maps (rate-limited). */
+void rt__mf_refresh(void);
+/** Only the process with the control channel may close a memif port. */
+bool rt__mf_may_close(void);
 /** When an application thread of any process last polled the port. */
 uint64_t rt__share_last_app_poll(void);
 /** Before a sleep: the eventfd to add to the wait, or -1 when frames are

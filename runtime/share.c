@@ -131,21 +131,11 @@ region_create(void)
     long fd;
     void *p;
 
-    struct rte_eth_dev_info info;
+    int rc;
 
     if (!rte_eal_has_hugepages()) {
         RT_INFO("share", "DPDK memory is not in hugepages (--no-huge): "
                          "children of this process will use the kernel");
-        return -ENOTSUP;
-    }
-    /* memif: the control channel lives in this process's EAL interrupt
-     * thread; when the peer reconnects it maps new regions here only, and
-     * a child's queues point at unmapped memory (ENVIRONMENT.md). */
-    if (rte_eth_dev_info_get(rt__port.port_id, &info) == 0 &&
-        info.driver_name != NULL && strstr(info.driver_name, "memif")) {
-        RT_WARN("share", "memif ports are not shared across fork (a peer "
-                         "reconnect would break the children's queues): "
-                         "children of this process use the kernel");
         return -ENOTSUP;
     }
     fd = syscall(SYS_memfd_create, "accel-share", MFD_CLOEXEC);
@@ -165,6 +155,16 @@ region_create(void)
     if (getrandom(rt__sh->key, sizeof(rt__sh->key), GRND_NONBLOCK) !=
         (ssize_t)sizeof(rt__sh->key))
         rt__sh->key[0] = (uint64_t)rt_now_ns();
+    rc = rt__mf_create();
+    if (rc != 0) {
+        RT_WARN("share",
+                "memif maps cannot be shared (%s): children of this "
+                "process use the kernel",
+                strerror(-rc));
+        munmap(p, size);
+        rt__sh = NULL;
+        return rc;
+    }
     for (int i = 0; i < SH_SLOTS; i++) {
         long efd = syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (efd < 0) {
@@ -300,6 +300,7 @@ rt__share_child(void)
     rt__sh_nops = 0;
     rt__sh_nlsv = 0;
     rt__sh_wake_mask = 0;
+    rt__mf_child();
     pthread_mutex_lock(&s->token);
     atomic_store(&s->pid, (int)getpid());
     atomic_store(&s->state, SLOT_LIVE);

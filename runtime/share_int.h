@@ -9,6 +9,7 @@
  *                     connections between processes
  *   share_slot.c      process slots: liveness and cleanup of the gone
  *   share_rx.c        the poll turn: receive, dispatch, wake, sleep
+ *   share_memif.c     a memif port's shared-memory maps in every process
  *
  * Locking: the region's tables change only under the port lock
  * (rt__sh_port_lock); each process's ring is single-producer (the port
@@ -115,6 +116,12 @@ struct sh_region {
     struct sh_mig mig[SH_MIG];
     _Atomic uint64_t last_app_poll_ns; /* any process's application thread */
     uint64_t key[2];
+    /* memif (share_memif.c): the generation of the first process's maps,
+     * and where it answers for them */
+    _Atomic uint64_t mf_gen;
+    _Atomic bool mf_on;
+    int mf_pid;
+    char mf_name[48];
     uint64_t last_sweep_ns;
     uint32_t nflows;
     struct sh_slot slot[SH_SLOTS];

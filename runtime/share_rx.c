@@ -359,6 +359,13 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     rt__sh_ops_apply();
     rt__sh_sweep(now);
+    if (rt__mf_stale()) {
+        rt__sh_port_unlock();
+        if (rt__sh_wake_mask != 0)
+            rt__sh_wake_slots();
+        rt__mf_refresh();
+        return 0;
+    }
     n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
@@ -393,6 +400,11 @@ rt__share_tx_flush(void)
     }
     rt__sh_port_lock();
     rt__sh_ops_apply();
+    if (rt__mf_stale()) {
+        rt__sh_port_unlock();
+        rt__mf_refresh();
+        rt__sh_port_lock();
+    }
     rt__tx_flush_locked();
     rt__sh_port_unlock();
 }

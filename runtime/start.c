@@ -202,7 +202,7 @@ port_close_at_exit(void)
             stk_close_all_at_exit();
             rt__tx_flush();
             linger_at_exit();
-            if (rt__share_exit()) {
+            if (rt__share_exit() && rt__mf_may_close()) {
                 rt__port_close(port_id);
                 rte_eth_dev_close(port_id);
             }
@@ -374,6 +374,7 @@ rt_atfork_child(void)
     /* The child shares the parent's port memory but owns none of it:
      * never touch DPDK here. Later calls get -ENODEV and stay on the
      * kernel. */
+    rt__mf_child();
     atomic_store(&started, false);
     start_state = -ENODEV;
     rt__port.up = false;

@@ -152,10 +152,6 @@ server_start() {
                 log "$name: no HTTP answer to curl yet; measuring anyway"; }
         ;;
     accel_b)
-        # memif ports are not shared across fork (docs/DESIGN.md section 8:
-        # a peer reconnect, i.e. every wrk run, would break a forked
-        # worker's queues): topology B runs nginx as one process.
-        MASTER=off
         nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}" &&
             { slowwait 20 memif_listening "$MEMIF_SOCK" ||
                 START_ERR="the memif server does not listen on $MEMIF_SOCK: $(nolog \
