@@ -4,8 +4,17 @@
  * runs the PMD's callbacks; the runtime places its shared maps at
  * addresses every child keeps free (runtime/share_memif.c). Every other
  * call goes straight to libc.
+ *
+ * Before the constructor filled the libc table, the calls go to the
+ * kernel directly instead of resolving the symbol lazily: a sanitizer's
+ * runtime maps memory through us while it initialises, and dlsym would
+ * call into that very runtime (its malloc) half-initialised; for the same
+ * reason these functions are not instrumented by ThreadSanitizer (its
+ * mmap interceptor calls them before its shadow memory exists).
  */
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "libc.h"
 #include "pl.h"
@@ -14,7 +23,9 @@
 /* The interposed definitions below are the library's exports. */
 #pragma GCC visibility push(default)
 
-static inline bool
+#define PL_NO_TSAN __attribute__((no_sanitize_thread))
+
+PL_NO_TSAN static inline __attribute__((always_inline)) bool
 ours(const void *addr)
 {
     return pl_unlikely(
@@ -22,7 +33,7 @@ ours(const void *addr)
            addr == NULL && rt_mf_in_callbacks();
 }
 
-static void *
+PL_NO_TSAN static void *
 place(size_t len, int prot, int flags, int fd, off_t off)
 {
     int err = 0;
@@ -33,7 +44,7 @@ place(size_t len, int prot, int flags, int fd, off_t off)
     return p;
 }
 
-void *
+PL_NO_TSAN void *
 mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     if (ours(addr)) {
@@ -41,10 +52,13 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
         if (p != NULL)
             return p;
     }
-    return libc_mmap(addr, len, prot, flags, fd, off);
+    __typeof__(pl_libc.mmap) fn = PL_LIBC_LOAD(mmap);
+    if (fn != NULL)
+        return fn(addr, len, prot, flags, fd, off);
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-void *
+PL_NO_TSAN void *
 mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
     if (ours(addr)) {
@@ -52,16 +66,22 @@ mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
         if (p != NULL)
             return p;
     }
-    return libc_mmap64(addr, len, prot, flags, fd, off);
+    __typeof__(pl_libc.mmap64) fn = PL_LIBC_LOAD(mmap64);
+    if (fn != NULL)
+        return fn(addr, len, prot, flags, fd, off);
+    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-int
+PL_NO_TSAN int
 munmap(void *addr, size_t len)
 {
     if (pl_unlikely(atomic_load_explicit(&rt_mf_armed, memory_order_relaxed)) &&
         rt_mf_in_callbacks() && rt_mf_munmap(addr, len))
         return 0;
-    return libc_munmap(addr, len);
+    __typeof__(pl_libc.munmap) fn = PL_LIBC_LOAD(munmap);
+    if (fn != NULL)
+        return fn(addr, len);
+    return (int)syscall(SYS_munmap, addr, len);
 }
 
 #pragma GCC visibility pop
