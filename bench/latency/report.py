@@ -7,6 +7,7 @@ object per point; META_TSV key<TAB>value lines from run.sh. Ratios are
 accel/kernel for the same case measured in the same run; both topologies
 are compared with the one kernel series.
 """
+import json
 import os
 import re
 import sys
@@ -48,6 +49,52 @@ TARGETS = [
 PP_METRICS = (("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9"))
 TP_METRICS = (("msg_rate", "sent msg/s"), ("rx_msg_rate", "received msg/s"))
 SIDE_COLORS = (("kernel", "tab:blue"), ("default", "tab:orange"), ("latency", "tab:green"))
+# An interruption of the platform at least this long is a slow round trip.
+JIT_SLOW_US = 20
+
+
+def jitter(meta):
+    """jitter.c's counts per CPU ("client", "server"): interruptions per second
+    of at least 5 and JIT_SLOW_US us, the longest, the share of time lost."""
+    out = {}
+    for side in ("client", "server"):
+        j = meta.get("jitter_" + side)
+        if not isinstance(j, dict):
+            continue
+        s = j["seconds"] or 1.0
+
+        def rate(lo, j=j, s=s):
+            return sum(g["count"] for g in j["gaps"] if g["from_us"] >= lo) / s
+        out[side] = {"ge5": rate(5), "slow": rate(JIT_SLOW_US), "max_us": j["max_us"],
+                     "lost_pct": j["lost_us"] / (s * 1e4)}
+    return out
+
+
+def slowed_pct(p, jit):
+    """Share of a ping-pong point's round trips (in %) that an interruption of
+    JIT_SLOW_US us or more on either CPU must have delayed."""
+    if p is None or len(jit) < 2 or not p.get("avg_us"):
+        return None
+    return 100.0 * (jit["client"]["slow"] + jit["server"]["slow"]) * 2 * p["avg_us"] / 1e6
+
+
+def jitter_lines(meta):
+    jit = jitter(meta)
+    if len(jit) < 2:
+        return ["* Platform interruptions: not measured (jitter.c did not run)."]
+    cpus = {"client": meta["cpu_client"], "server": meta["cpu_server"]}
+    per = "; ".join(
+        "CPU %s (%s): %.0f/s of >= 5 us, %.0f/s of >= %d us, longest %.0f us, %.2f %% of "
+        "the time" % (cpus[k], k, v["ge5"], v["slow"], JIT_SLOW_US, v["max_us"],
+                      v["lost_pct"]) for k, v in sorted(jit.items()))
+    return ["* Platform interruptions (`bench/latency/jitter.c`: a thread spinning on the "
+            "clock, on both CPUs at once for %.0f s before the points): %s. With both ends "
+            "spinning (topology B, latency profile) each one delays the round trip in "
+            "flight; for those rows the ping-pong tables give the share of round trips an "
+            "interruption of >= %d us must have hit (both CPUs' rate times the mean round "
+            "trip). Where that share is above 0.1 %%, p99.9 of the half round trip cannot "
+            "be below about %d us on this machine, whatever the stack does."
+            % (meta["jitter_client"]["seconds"], per, JIT_SLOW_US, JIT_SLOW_US / 2)]
 
 
 def us(v):
@@ -114,6 +161,13 @@ def targets(points, rat, topo_series, meta):
                 status += "; not measured: " + ", ".join(missing)
             if busy > DISTURBED_PCT:
                 status += "; disturbed: other work took up to %.0f %% of the machine" % busy
+            hit = [slowed_pct(find(points, series, profile, c["case"]), jitter(meta))
+                   for c in per_case] if metric == "p999_us" else []
+            hit = [h for h in hit if h is not None]
+            if hit:
+                status += ("; the platform's own >= %d us interruptions hit %.2f-%.2f %% of "
+                           "these round trips (p99.9 is the slowest 0.1 %%)"
+                           % (JIT_SLOW_US, min(hit), max(hit)))
             worst = (min if op == ">=" else max)(per_case, key=lambda c: c["ratio"])
         out.append({"topology": topo, "profile": profile, "target": text, "metric": metric,
                     "op": op, "bound": bound, "worst": worst, "cases": per_case,
@@ -219,7 +273,8 @@ def write_md(path, meta, points, rat, tg, topo_series):
           "without steal, and without softirq, which on the veth is mostly the benchmark's "
           "own packets) minus the server's and the client's, in %% of %d CPUs over the "
           "point's wall time%s." % (meta["cpus"], busy_note(
-              points, meta, "figures are noisier and the ratios less reliable")), ""]
+              points, meta, "figures are noisier and the ratios less reliable"))]
+    L += jitter_lines(meta) + [""]
 
     for topo, series, desc in TOPOLOGIES:
         if series not in topo_series:
@@ -229,10 +284,13 @@ def write_md(path, meta, points, rat, tg, topo_series):
         if pp:
             L += ["### Ping-pong latency (half round trip, us)", "",
                   "| case | side | p50 | p99 | p99.9 | avg | max | observations | "
-                  "other work % |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-            L += side_rows(points, series, pp, 9, lambda p: [
+                  "other work %% | hit by >= %d us (%%) |" % JIT_SLOW_US,
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            L += side_rows(points, series, pp, 10, lambda p: [
                 us(p["p50_us"]), us(p["p99_us"]), us(p["p999_us"]), us(p["avg_us"]),
-                us(p["max_us"]), fmt(p["observations"], "%d"), fmt(other_pct(p, meta), "%.0f")])
+                us(p["max_us"]), fmt(p["observations"], "%d"), fmt(other_pct(p, meta), "%.0f"),
+                fmt(slowed_pct(p, jitter(meta)) if p["series"] == "accel_b"
+                    and p.get("profile") == "latency" else None, "%.2f")])
             L += ["", "Ratios accel / kernel (below 1: accel is faster):", "",
                   "| case | profile | p50 | p99 | p99.9 |", "|---|---|---:|---:|---:|"]
             L += ratio_rows(rat, topo, "pp-", ("p50_us", "p99_us", "p999_us"), "%.3f")
@@ -299,6 +357,12 @@ def main():
     meta["sockperf"] = cmd("sh", "-c", "sockperf --version 2>&1 | head -1")
     if meta.get("profile_explain"):
         meta["profile_explain_text"] = read(meta.pop("profile_explain"))
+    for side in ("client", "server"):
+        if meta.get("jitter_" + side):
+            try:
+                meta["jitter_" + side] = json.loads(read(meta["jitter_" + side]))
+            except ValueError:
+                meta.pop("jitter_" + side)
     topo_series = measured_series(meta, TOPOLOGIES)
     rat = ratios(points, topo_series)
     tg = targets(points, rat, topo_series, meta)

@@ -26,6 +26,9 @@
 # own port; every wait and the client are bounded in time, so an
 # accelerated process that fails or hangs fails its point (with its stderr
 # tail in the .md) and the run goes on.
+# Before the points, jitter.c spins on both CPUs for 5 s and counts how
+# often the platform itself takes the CPU away (ticks, hypervisor): the .md
+# reports it, and how many of each case's round trips it must have slowed.
 # Writes <out>/latency-<date>.json, .md (conditions, tables, ratios
 # accel/kernel, the issue's targets met/missed) and .png (percentiles and
 # message rates, accel vs kernel, every case).
@@ -222,6 +225,21 @@ if ((${#LAT_ARGS[@]})); then
     meta profile_explain "$T/explain.txt"
 fi
 meta cases "${CASES[*]}"
+
+# The platform's own interruptions of a spinning thread (jitter.c), on both
+# CPUs at once, before the points: the floor under every tail percentile.
+JIT_S=5
+((SMOKE)) && JIT_S=1
+if ${CC:-cc} -O2 -Wall -Wextra -Werror -o "$T/jitter" "$HERE/jitter.c" 2>"$T/jitter-cc.err"; then
+    taskset -c "$CPU_CLIENT" "$T/jitter" "$JIT_S" >"$T/jitter-client.json" &
+    taskset -c "$CPU_SERVER" "$T/jitter" "$JIT_S" >"$T/jitter-server.json"
+    wait $!
+    meta jitter_client "$T/jitter-client.json"
+    meta jitter_server "$T/jitter-server.json"
+    log "platform interruptions measured ($JIT_S s, CPUs $CPU_CLIENT and $CPU_SERVER)"
+else
+    log "jitter.c did not compile ($(tail -1 "$T/jitter-cc.err")): no platform measurement"
+fi
 
 # kernel series: the same veth, with the kernel IP for this series only
 with_kernel_ip run_series kernel kernel
