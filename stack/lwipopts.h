@@ -89,6 +89,10 @@
 #define LWIP_SINGLE_NETIF 1            /* one netif: faster routing */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF 1 /* skip checks the port offloads */
 #define LWIP_CHECKSUM_ON_COPY 1        /* checksum while copying in tcp_write */
+/* 32-bit loads into 64-bit sums instead of lwIP's 16 bits at a time
+ * (stack/arch/chksum.c) */
+#define LWIP_CHKSUM stk_chksum
+unsigned short stk_chksum(const void *data, int len);
 
 /* ---- UDP ---------------------------------------------------------------- */
 #define LWIP_UDP 1
