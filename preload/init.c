@@ -52,7 +52,9 @@ pl_init(void)
     int saved = errno;
 
     if (pl_libc_resolve_all() == 0 &&
-        pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
+        pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0) {
+        pl_signals_init();
         atomic_store(&pl__ready, true);
+    }
     errno = saved;
 }

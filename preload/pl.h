@@ -42,6 +42,10 @@ struct pl_ctx {
     int saved_errno;
 };
 
+/** Constructor: note the signal handlers installed before us
+ *  (wrap_signal.c). */
+void pl_signals_init(void);
+
 static inline void
 pl_enter(struct pl_ctx *c)
 {

@@ -564,7 +564,7 @@ pl_sock_restart(const struct pl_sock *s, bool send)
     if (atomic_load(send ? &s->sndtimeo : &s->rcvtimeo) != 0)
         return false;
     for (int sig = 1; sig < NSIG; sig++) {
-        if (sigaction(sig, NULL, &sa) != 0)
+        if (libc_sigaction(sig, NULL, &sa) != 0)
             continue;
         if (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN &&
             !(sa.sa_flags & SA_RESTART))

@@ -4,9 +4,11 @@
  * each ACCEL_POLL_USEC unless set; or, right after traffic,
  * ACCEL_SPIN_AFTER_RX_USEC if longer), polling the
  * port under the stack lock (and, every SPIN_FD_CHECK turns, the caller's
- * kernel fds with a zero timeout and the pending signals: the spin runs
- * with signals blocked so a signal still ends the wait with EINTR, as in
- * the kernel); then it sleeps in the kernel with a raw
+ * kernel fds with a zero timeout). A signal handler that runs ends the
+ * wait with EINTR, as in the kernel: while every handler is counted by
+ * preload's trampoline (rt_sig_counted), the spin watches rt_sig_count;
+ * otherwise it runs with signals blocked and looks for pending ones every
+ * SPIN_FD_CHECK turns. Then it sleeps in the kernel with a raw
  * ppoll system call (libaccel.so interposes ppoll) on: the port's rx wait
  * fds, this thread's own wakeup eventfd and the caller's fds, the timeout
  * cut to the next lwIP timer. The port's wait fds are the AF_XDP/AF_PACKET
@@ -441,6 +443,20 @@ count_locked(uint64_t *counter)
     rt_unlock();
 }
 
+__thread volatile unsigned rt_sig_count;
+_Atomic bool rt_sig_counted;
+
+/* Block every signal, keeping the thread's mask in *orig. */
+static void
+block_all(sigset_t *orig)
+{
+    sigset_t all;
+
+    sigfillset(&all);
+    sigemptyset(orig);
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, orig, (size_t)(_NSIG / 8));
+}
+
 int
 rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
          int timeout_ms, const void *sigmask)
@@ -449,9 +465,14 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
     uint64_t now = rt_now_ns(), gen0;
     uint64_t end =
         timeout_ms >= 0 ? now + (uint64_t)timeout_ms * 1000000u : UINT64_MAX;
-    sigset_t all, orig, eff;
+    sigset_t orig, eff;
     bool masked = false;
     uint32_t spin_usec;
+    /* Every handler counts its runs (preload's trampoline) and the wait
+     * has no mask of its own: the spin watches the count. */
+    bool counted = sigmask == NULL &&
+                   atomic_load_explicit(&rt_sig_counted, memory_order_relaxed);
+    unsigned sig0 = rt_sig_count;
 
     if (!rt_started()) {
         long r = raw_ppoll(extra, nextra, timeout_ms, sigmask);
@@ -468,15 +489,15 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
     if (spin_usec > 0 && timeout_ms != 0) {
         uint64_t spin_end = now + (uint64_t)spin_usec * 1000u;
 
-        /* Spin with every signal blocked, so one that arrives turns into
-         * EINTR: it stays pending, the spin sees it and stops, and the
-         * ppoll below, run with the wait's mask, takes it at once. */
-        sigfillset(&all);
-        sigemptyset(&orig);
-        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &orig,
-                (size_t)(_NSIG / 8));
-        eff = sigmask != NULL ? *(const sigset_t *)sigmask : orig;
-        masked = true;
+        /* Otherwise, spin with every signal blocked, so one that arrives
+         * turns into EINTR: it stays pending, the spin sees it and stops,
+         * and the ppoll below, run with the wait's mask, takes it at
+         * once. */
+        if (!counted) {
+            block_all(&orig);
+            eff = sigmask != NULL ? *(const sigset_t *)sigmask : orig;
+            masked = true;
+        }
         if (spin_end > end)
             spin_end = end;
         for (unsigned turn = 1;; turn++) {
@@ -495,13 +516,18 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
             rt_unlock();
             if (hit)
                 goto out;
+            if (counted && rt_sig_count != sig0) {
+                count_locked(&rt_stats.wait_spin_signals);
+                rc = -EINTR;
+                goto out;
+            }
             if (turn % SPIN_FD_CHECK == 0) {
                 rc = check_extra(extra, nextra);
                 if (rc > 0)
                     count_locked(&rt_stats.wait_spin_hits);
                 if (rc != 0)
                     goto out;
-                if (signal_ready(&eff)) {
+                if (!counted && signal_ready(&eff)) {
                     count_locked(&rt_stats.wait_spin_signals);
                     break;
                 }
@@ -518,6 +544,17 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
         rt_unlock();
         rc = check_extra(extra, nextra);
         goto out;
+    }
+    if (counted && spin_usec > 0) {
+        /* The sleep takes a signal atomically with the wait's mask: block
+         * them from here, then look at the count once more. */
+        block_all(&orig);
+        eff = orig;
+        masked = true;
+        if (rt_sig_count != sig0) {
+            rc = -EINTR;
+            goto out;
+        }
     }
     ms = timeout_ms < 0 ? -1 : (int)((end - now + 999999u) / 1000000u);
     rc = sleep_once(extra, nextra, ms, masked ? &eff : sigmask, gen0);

@@ -88,6 +88,17 @@ int rt_next_timer_ms(void);
 #ifndef __cplusplus
 extern _Atomic bool rt_mf_armed;
 #endif
+
+/*
+ * Signals and waits (runtime/block.c). preload's sigaction trampoline
+ * counts every run of an application handler in the receiving thread;
+ * while every installed handler is counted (rt_sig_counted), rt_block's
+ * spin watches the count instead of blocking signals around the spin.
+ */
+extern __thread volatile unsigned rt_sig_count;
+#ifndef __cplusplus
+extern _Atomic bool rt_sig_counted;
+#endif
 bool rt_mf_intr_thread(void);
 void rt_mf_wait_begin(void);
 void rt_mf_wait_end(int n);
