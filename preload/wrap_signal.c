@@ -1,5 +1,5 @@
 /*
- * Interposed sigaction() and signal(): every handler the application
+ * Interposed sigaction() and the signal() family: every handler the application
  * installs runs through a trampoline that counts the delivery in the
  * receiving thread (rt_sig_count) before calling it. A thread spinning in
  * rt_block() watches that count: a handler that ran means the wait ends
@@ -27,7 +27,8 @@
  * ours; the kernel's disposition stands). */
 static struct {
     _Atomic(void *) fn;
-    _Atomic int flags;
+    _Atomic int flags; /* of the last install through us */
+    _Atomic bool seen; /* installed through us at least once */
 } app[NSIG];
 static _Atomic uint64_t foreign; /* signals whose handler is not counted */
 
@@ -71,15 +72,19 @@ set_foreign(int sig, bool on)
     atomic_store(&rt_sig_counted, atomic_load(&foreign) == 0);
 }
 
-/* The kernel's view of sig (k) as the application should see it. */
+/* The kernel's view of sig (k) as the application should see it: our
+ * trampoline shows as the application's handler, and SA_SIGINFO (which
+ * the trampoline needs) as the application asked, also once SA_RESETHAND
+ * has put SIG_DFL back (the kernel keeps the flags). */
 static void
 as_installed(int sig, struct sigaction *k, void *fn, int flags)
 {
-    if (k->sa_sigaction != trampoline)
+    if (k->sa_sigaction == trampoline)
+        k->sa_sigaction = (void (*)(int, siginfo_t *, void *))fn;
+    else if (!atomic_load(&app[sig].seen) ||
+             (k->sa_handler != SIG_DFL && k->sa_handler != SIG_IGN))
         return;
-    k->sa_sigaction = (void (*)(int, siginfo_t *, void *))fn;
     k->sa_flags = (k->sa_flags & ~SA_SIGINFO) | (flags & SA_SIGINFO);
-    (void)sig;
 }
 
 /* The interposed definitions below are the library's exports. */
@@ -108,6 +113,8 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
         rc = libc_sigaction(sig, act, &old);
         if (rc == 0) {
             atomic_store(&app[sig].fn, NULL);
+            atomic_store(&app[sig].flags, act->sa_flags);
+            atomic_store(&app[sig].seen, true);
             set_foreign(sig, false);
         }
     } else {
@@ -124,6 +131,7 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
             atomic_store(&app[sig].fn, prev_fn);
             atomic_store(&app[sig].flags, prev_flags);
         } else {
+            atomic_store(&app[sig].seen, true);
             set_foreign(sig, false);
         }
     }
@@ -134,21 +142,48 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
     return rc;
 }
 
-/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
- * handler). */
-__sighandler_t
-signal(int sig, __sighandler_t handler)
+/* signal() as glibc defines its variants, through our sigaction. */
+static __sighandler_t
+install(int sig, __sighandler_t handler, bool bsd)
 {
     struct sigaction act = {0}, old;
 
     act.sa_handler = handler;
     sigemptyset(&act.sa_mask);
-    if (sig > 0 && sig < NSIG)
+    if (bsd && sig > 0 && sig < NSIG)
         sigaddset(&act.sa_mask, sig);
-    act.sa_flags = SA_RESTART;
+    act.sa_flags = bsd ? SA_RESTART : SA_RESETHAND | SA_NODEFER;
     if (sigaction(sig, &act, &old) != 0)
         return SIG_ERR;
     return old.sa_handler;
+}
+
+/* BSD semantics: SA_RESTART, the signal blocked in its handler. */
+__sighandler_t
+signal(int sig, __sighandler_t handler)
+{
+    return install(sig, handler, true);
+}
+
+__sighandler_t
+bsd_signal(int sig, __sighandler_t handler)
+{
+    return install(sig, handler, true);
+}
+
+/* System V semantics: reset on delivery, not blocked, no restart. Strict
+ * ISO C programs (-std=c11 without _DEFAULT_SOURCE) get it for signal():
+ * glibc's header redirects the name to __sysv_signal. */
+__sighandler_t
+sysv_signal(int sig, __sighandler_t handler)
+{
+    return install(sig, handler, false);
+}
+
+__sighandler_t
+__sysv_signal(int sig, __sighandler_t handler)
+{
+    return install(sig, handler, false);
 }
 
 #pragma GCC visibility pop

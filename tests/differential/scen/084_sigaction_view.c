@@ -3,8 +3,8 @@
  * (the library runs handlers through a counting trampoline, which must not
  * show): the handler, SA_SIGINFO, SA_RESTART and SA_RESETHAND; signal()
  * returns the previous handler; a handler runs with its arguments; a
- * SA_RESETHAND handler is SIG_DFL once it ran; SIG_IGN and SIG_DFL read
- * back as such.
+ * SA_RESETHAND handler is SIG_DFL once it ran (sysv_signal's too); SIG_IGN
+ * and SIG_DFL read back as such.
  */
 #include "scen.h"
 
@@ -94,5 +94,14 @@ main(void)
     prev = signal(SIGUSR1, SIG_DFL);
     NOTE("signal(USR1, SIG_DFL) returned %s", name_of((void *)prev));
     show(SIGUSR1, "USR1 default again");
+
+    /* System V signal(): reset by its delivery, no SA_RESTART. */
+    prev = sysv_signal(SIGUSR1, plain);
+    NOTE("sysv_signal(USR1, plain) returned %s", name_of((void *)prev));
+    show(SIGUSR1, "USR1 after sysv_signal()");
+    got_plain = 0;
+    T(raise(SIGUSR1));
+    NOTE("plain ran with %d", (int)got_plain);
+    show(SIGUSR1, "USR1 after its delivery");
     return 0;
 }
