@@ -111,6 +111,9 @@ int rt__progress_start(uint32_t period_usec);
  * 0, or -EBUSY (logged) when another process drives it. */
 int rt__iface_lock(const char *iface);
 
+/* isnkey.c: the host-wide key of initial sequence numbers */
+void rt__isn_key_load(void);
+
 /* share.c: several processes on the port (after the first fork) */
 extern bool rt__shared;
 /** Input the frames other processes dispatched to this one. */

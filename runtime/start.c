@@ -258,6 +258,7 @@ do_start(void)
     nc.link.tx_send = rt__tx_send;
     nc.link.ctx = NULL;
     rt__loop_reset();
+    rt__isn_key_load();
     rt_lock();
     rc = stk_init(&nc);
     rt_unlock();

@@ -4,7 +4,9 @@
  * first use, and M is a clock ticking every 64 ns (as Linux does), so
  * successive connections on one 4-tuple still move forward while ISNs of
  * different 4-tuples are unrelated and unpredictable off-path. lwIP calls
- * stk_isn_hook() through LWIP_HOOK_TCP_ISN for every new connection.
+ * stk_isn_hook() through LWIP_HOOK_TCP_ISN for every new connection. The
+ * runtime gives the key shared by the host's accel processes
+ * (stk_isn_set_key, runtime/isnkey.c), so that holds across processes.
  */
 #include <string.h>
 #include <sys/random.h>
@@ -18,6 +20,14 @@
 
 static uint64_t isn_key[2];
 static bool isn_keyed;
+
+void
+stk_isn_set_key(const uint64_t key[2])
+{
+    isn_key[0] = key[0];
+    isn_key[1] = key[1];
+    isn_keyed = true;
+}
 
 static void
 isn_keygen(void)

@@ -182,6 +182,10 @@ struct stk_flow_ops {
 };
 void stk_set_flow_ops(const struct stk_flow_ops *ops);
 
+/** The 128-bit key of initial sequence numbers (before connections are
+ *  made); without it the stack draws one of its own. */
+void stk_isn_set_key(const uint64_t key[2]);
+
 /** Visit every connection of the demux (active and TIME-WAIT); has_sock
  *  says whether a socket (accepted or not yet) holds it. */
 void stk_each_flow(void (*fn)(void *ctx, const struct stk_flow *f,
