@@ -13,8 +13,8 @@
  * special case: words are counted from the start of the data. A trailing
  * partial word is padded with zeros, as lwIP does.
  *
- * For a 1400-byte TCP segment this is the difference between about 170 and
- * 50 ns per checksum on the project's VM.
+ * In a spinning memif TCP ping-pong server (1400-byte messages) on the
+ * project's VM, the checksum went from 3.9 % to 2.0 % of the profile.
  */
 #include <stdint.h>
 #include <string.h>
