@@ -58,19 +58,10 @@ mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
 
-PL_NO_TSAN void *
-mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
-{
-    if (ours(addr)) {
-        void *p = place(len, prot, flags, fd, (off_t)off);
-        if (p != NULL)
-            return p;
-    }
-    __typeof__(pl_libc.mmap64) fn = PL_LIBC_LOAD(mmap64);
-    if (fn != NULL)
-        return fn(addr, len, prot, flags, fd, off);
-    return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-}
+/* One function on 64-bit targets, as in glibc. */
+_Static_assert(sizeof(off_t) == sizeof(off64_t), "mmap64 is mmap");
+void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+    __attribute__((alias("mmap")));
 
 PL_NO_TSAN int
 munmap(void *addr, size_t len)

@@ -165,11 +165,8 @@ signal(int sig, __sighandler_t handler)
     return install(sig, handler, true);
 }
 
-__sighandler_t
-bsd_signal(int sig, __sighandler_t handler)
-{
-    return install(sig, handler, true);
-}
+__sighandler_t bsd_signal(int sig, __sighandler_t handler)
+    __attribute__((alias("signal"), copy(signal)));
 
 /* System V semantics: reset on delivery, not blocked, no restart. Strict
  * ISO C programs (-std=c11 without _DEFAULT_SOURCE) get it for signal():
@@ -180,11 +177,8 @@ sysv_signal(int sig, __sighandler_t handler)
     return install(sig, handler, false);
 }
 
-__sighandler_t
-__sysv_signal(int sig, __sighandler_t handler)
-{
-    return install(sig, handler, false);
-}
+__sighandler_t __sysv_signal(int sig, __sighandler_t handler)
+    __attribute__((alias("sysv_signal"), copy(sysv_signal)));
 
 #pragma GCC visibility pop
 

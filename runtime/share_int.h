@@ -119,7 +119,6 @@ struct sh_region {
     /* memif (share_memif.c): the generation of the first process's maps,
      * and where it answers for them */
     _Atomic uint64_t mf_gen;
-    _Atomic bool mf_on;
     int mf_pid;
     char mf_name[48];
     uint64_t last_sweep_ns;

@@ -207,7 +207,6 @@ rt__mf_create(void)
     mf_gen = 0;
     publish();
     rt__sh->mf_pid = (int)getpid();
-    atomic_store(&rt__sh->mf_on, true);
     /* Registering woke the interrupt thread: its next wait is hooked. */
     atomic_store(&rt_mf_armed, true);
     return 0;
