@@ -572,6 +572,7 @@ pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
            int64_t timeout_ns, const sigset_t *mask)
 {
     int64_t deadline = pl_deadline(timeout_ns);
+    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     struct pollfd pfd[2];
     struct timespec ts;
     int n, ms, rc;
@@ -594,7 +595,7 @@ pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
         if (rt_started()) {
             /* Listeners in the set: this process waits for connections. */
             mark_listeners(ep, true);
-            rc = rt_block(RT_WAIT_EPOLL, pfd, 2, ms, mask);
+            rc = rt_block(RT_WAIT_EPOLL, pfd, 2, ms, mask, sig0);
             mark_listeners(ep, false);
         } else {
             ts.tv_sec = ms / 1000;

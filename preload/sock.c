@@ -543,7 +543,7 @@ pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
 
 int
 pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
-             enum rt_wait_kind kind)
+             enum rt_wait_kind kind, unsigned *sig0)
 {
     struct pollfd pfd = {.fd = pl_sock_kfd(s, fd), .events = POLLIN};
     int n = ((want & EPOLLIN) && atomic_load(&s->kside)) ? 1 : 0;
@@ -552,7 +552,9 @@ pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
 
     if (ms == 0)
         return -EAGAIN;
-    rc = rt_block(kind, n ? &pfd : NULL, n, ms, NULL);
+    rc = rt_block(kind, n ? &pfd : NULL, n, ms, NULL, *sig0);
+    if (rc == -EINTR)
+        *sig0 = rt_sig_count; /* that handler is spent if the call restarts */
     return rc < 0 ? rc : 0;
 }
 

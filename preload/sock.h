@@ -171,10 +171,12 @@ uint32_t pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen);
  * (EPOLLIN/EPOLLOUT), the kernel side of fd is readable (when want has
  * EPOLLIN), the deadline passes (-EAGAIN) or a signal arrives (-EINTR).
  * kind: the call, for its spin budget (ACCEL_POLL_USEC_*).
+ * *sig0: rt_sig_count taken when the call began (see rt_block); after
+ * -EINTR it is moved past the handler that ran, for a restarted call.
  * Returns 0 when the caller should retry its operation.
  */
 int pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
-                 enum rt_wait_kind kind);
+                 enum rt_wait_kind kind, unsigned *sig0);
 
 /** After -EINTR from a wait: true when the call should be restarted the
  *  way the kernel restarts socket calls for SA_RESTART handlers. */

@@ -247,6 +247,7 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
 {
     struct accept_arg x = {.a = a, .len = len};
     int64_t deadline = pl_sock_deadline(s, false);
+    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     int rc;
 
     if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
@@ -270,7 +271,7 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         if (atomic_load(&s->nonblock))
             return -EAGAIN;
         pl_sock_accept_wait(s, true, true);
-        rc = pl_sock_wait(s, fd, EPOLLIN, deadline, RT_WAIT_ACCEPT);
+        rc = pl_sock_wait(s, fd, EPOLLIN, deadline, RT_WAIT_ACCEPT, &sig0);
         pl_sock_accept_wait(s, false, true);
         if (rc == -EINTR && pl_sock_restart(s, false))
             continue;
@@ -318,6 +319,7 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
                 socklen_t len)
 {
     struct connect_arg x = {.a = a, .len = len};
+    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     int64_t deadline;
     int rc;
 
@@ -345,7 +347,7 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
     if (rc != -EINPROGRESS || atomic_load(&s->nonblock))
         return rc;
     for (;;) {
-        rc = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_CONNECT);
+        rc = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_CONNECT, &sig0);
         if (rc == -EAGAIN)
             return -EINPROGRESS; /* SO_SNDTIMEO expired (Linux) */
         if (rc == -EINTR && !pl_sock_restart(s, true))

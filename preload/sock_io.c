@@ -91,6 +91,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
                         .flags = flags & ~(MSG_WAITALL | MSG_DONTWAIT)};
     bool nb, waitall;
     int64_t deadline = -2;
+    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     size_t want, total = 0;
     ssize_t rc;
     int w;
@@ -140,7 +141,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
             return total ? (ssize_t)total : rc;
         if (deadline == -2)
             deadline = pl_sock_deadline(s, false);
-        w = pl_sock_wait(s, fd, EPOLLIN, deadline, RT_WAIT_RECV);
+        w = pl_sock_wait(s, fd, EPOLLIN, deadline, RT_WAIT_RECV, &sig0);
         if (w == -EINTR && total == 0 && pl_sock_restart(s, false))
             continue;
         if (w < 0)
@@ -181,6 +182,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     struct msg_arg x = {.msg = &m, .flags = flags & ~MSG_DONTWAIT};
     bool nb, stream = s->type == SOCK_STREAM;
     int64_t deadline = -2;
+    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     size_t want, total = 0;
     ssize_t rc;
     int w;
@@ -222,7 +224,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
             return total ? (ssize_t)total : rc;
         if (deadline == -2)
             deadline = pl_sock_deadline(s, true);
-        w = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_SEND);
+        w = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_SEND, &sig0);
         if (w == -EINTR && total == 0 && pl_sock_restart(s, true))
             continue;
         if (w < 0)

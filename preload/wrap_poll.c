@@ -98,12 +98,12 @@ split_init(struct split *sp, struct pollfd *fds, nfds_t n)
 
 static int
 block(enum rt_wait_kind kind, struct pollfd *k, nfds_t nk, int ms,
-      const sigset_t *mask)
+      const sigset_t *mask, unsigned sig0)
 {
     struct timespec ts;
 
     if (rt_started())
-        return rt_block(kind, k, (int)nk, ms, mask);
+        return rt_block(kind, k, (int)nk, ms, mask, sig0);
     ts.tv_sec = ms / 1000;
     ts.tv_nsec = (long)(ms % 1000) * 1000000;
     return (int)pl_sysret(libc_ppoll(k, nk, ms < 0 ? NULL : &ts, mask));
@@ -115,6 +115,7 @@ static int
 mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask,
            enum rt_wait_kind kind)
 {
+    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     struct split sp;
     int count, k, ms, rc;
 
@@ -172,7 +173,7 @@ mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask,
         for (nfds_t i = 0; i < n; i++)
             if (sp.kind[i] == SLOT_ACCEL && (fds[i].events & POLLIN))
                 pl_sock_accept_wait(sp.socks[i], true, false);
-        rc = block(kind, sp.k, sp.nk + sp.nside, ms, mask);
+        rc = block(kind, sp.k, sp.nk + sp.nside, ms, mask, sig0);
         for (nfds_t i = 0; i < n; i++)
             if (sp.kind[i] == SLOT_ACCEL && (fds[i].events & POLLIN))
                 pl_sock_accept_wait(sp.socks[i], false, false);

@@ -459,7 +459,7 @@ block_all(sigset_t *orig)
 
 int
 rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
-         int timeout_ms, const void *sigmask)
+         int timeout_ms, const void *sigmask, unsigned sig0)
 {
     int saved = errno, rc = 0, ms;
     uint64_t now = rt_now_ns(), gen0;
@@ -472,8 +472,14 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
      * has no mask of its own: the spin watches the count. */
     bool counted = sigmask == NULL &&
                    atomic_load_explicit(&rt_sig_counted, memory_order_relaxed);
-    unsigned sig0 = rt_sig_count;
 
+    /* A handler ran since the call began: the kernel's call would have
+     * found the signal pending before it slept. */
+    if (counted && timeout_ms != 0 && rt_sig_count != sig0) {
+        if (rt_started())
+            count_locked(&rt_stats.wait_signals_early);
+        return -EINTR;
+    }
     if (!rt_started()) {
         long r = raw_ppoll(extra, nextra, timeout_ms, sigmask);
         rc = r < 0 ? -errno : (int)r;
@@ -525,6 +531,8 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
                 rc = check_extra(extra, nextra);
                 if (rc > 0)
                     count_locked(&rt_stats.wait_spin_hits);
+                else if (rc == -EINTR) /* the handler ran in that ppoll */
+                    count_locked(&rt_stats.wait_spin_signals);
                 if (rc != 0)
                     goto out;
                 if (!counted && signal_ready(&eff)) {

@@ -53,10 +53,15 @@ int rt_poll(void);
  * extra_fds/nextra: kernel fds (pollfd array) waited on at the same time;
  * their revents are filled in. Returns the number of ready extra fds, 0, or
  * -errno (-EINTR when a signal arrived).
+ * sig0: rt_sig_count when the caller's call began (before its first
+ * attempt). A counted handler that ran since then, even before rt_block
+ * was entered or between two rt_block calls of one call, ends the wait
+ * with -EINTR at once: the kernel would have seen that signal pending
+ * when its call went to sleep.
  */
 struct pollfd;
 int rt_block(enum rt_wait_kind kind, struct pollfd *extra_fds, int nextra,
-             int timeout_ms, const void *sigmask);
+             int timeout_ms, const void *sigmask, unsigned sig0);
 
 /** Wake every thread sleeping in rt_block(). Cheap when nobody sleeps. */
 void rt_wakeup(void);

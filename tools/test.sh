@@ -59,6 +59,11 @@ suite() {
         FAILED=$((FAILED + 1))
         FAILED_NAMES+=("$name")
         ((rc == 124)) && echo "TIMEOUT after ${limit}s" || echo "FAILED (exit $rc)"
+        # The failed checks first (they are often far above the tail).
+        if grep -q 'FAIL' "$LOGS/$name.log"; then
+            echo "  failed checks:"
+            grep -E 'FAIL|\*\*\*Failed|\(Failed\)|Timeout' "$LOGS/$name.log" | head -n 25 | sed 's/^/  ! /'
+        fi
         tail -n 40 "$LOGS/$name.log" | sed 's/^/  | /'
         echo "  (full log: $LOGS/$name.log)"
     fi
@@ -99,6 +104,7 @@ suite asan 1800 asan_build_and_test
 suite tsan 1800 tsan_build_and_test
 if lab_up >"$LOGS/lab.log" 2>&1; then
     suite integration 1500 ctest_in "$BUILD" '^integration$'
+    suite port 300 ctest_in "$BUILD" '^port$'
     suite differential 900 ctest_in "$BUILD" '^differential$'
 else
     echo "test: accel-lab up failed:"

@@ -12,6 +12,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -133,7 +135,7 @@ main(void)
     /* 1. Timeout. */
     errno = 1234;
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, NULL, 0, 100, NULL);
+    rc = rt_block(RT_WAIT_POLL, NULL, 0, 100, NULL, rt_sig_count);
     ms = since_ms(t0);
     check(rc == 0 && ms >= 99 && ms < 400, "timeout 100 ms", ms);
     check(errno == 1234, "errno unchanged", 0);
@@ -141,7 +143,7 @@ main(void)
     /* 2. rt_wakeup() from another thread ends a 5 s sleep. */
     pthread_create(&t, NULL, waker, NULL);
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, NULL, 0, 5000, NULL);
+    rc = rt_block(RT_WAIT_POLL, NULL, 0, 5000, NULL, rt_sig_count);
     ms = since_ms(t0);
     pthread_join(t, NULL);
     check(rc == 0 && ms >= 40 && ms < 1000, "rt_wakeup wakes a sleeper", ms);
@@ -149,7 +151,7 @@ main(void)
     /* A wakeup with nobody asleep does not leave the next sleep short. */
     rt_wakeup();
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, NULL, 0, 100, NULL);
+    rc = rt_block(RT_WAIT_POLL, NULL, 0, 100, NULL, rt_sig_count);
     ms = since_ms(t0);
     check(rc == 0 && ms >= 99, "stale wakeup does not cut the next sleep", ms);
 
@@ -160,14 +162,14 @@ main(void)
     pfd = (struct pollfd){.fd = p[0], .events = POLLIN};
     pthread_create(&t, NULL, writer, NULL);
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, &pfd, 1, 5000, NULL);
+    rc = rt_block(RT_WAIT_POLL, &pfd, 1, 5000, NULL, rt_sig_count);
     ms = since_ms(t0);
     pthread_join(t, NULL);
     check(rc == 1 && (pfd.revents & POLLIN) && ms < 1000,
           "extra fd readable ends the wait", ms);
     /* Already readable: returns at once, spin or not. */
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, &pfd, 1, 5000, NULL);
+    rc = rt_block(RT_WAIT_POLL, &pfd, 1, 5000, NULL, rt_sig_count);
     check(rc == 1 && since_ms(t0) < 50, "extra fd already readable",
           since_ms(t0));
     close(p[0]);
@@ -180,7 +182,7 @@ main(void)
     pthread_create(&t, NULL, signaller, NULL);
     errno = 0;
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, NULL, 0, 5000, NULL);
+    rc = rt_block(RT_WAIT_POLL, NULL, 0, 5000, NULL, rt_sig_count);
     ms = since_ms(t0);
     pthread_join(t, NULL);
     check(rc == -EINTR && ms < 1000, "signal gives -EINTR", ms);
@@ -188,9 +190,28 @@ main(void)
 
     /* 5. Timeout 0 only polls. */
     t0 = rt_now_ns();
-    rc = rt_block(RT_WAIT_POLL, NULL, 0, 0, NULL);
+    rc = rt_block(RT_WAIT_POLL, NULL, 0, 0, NULL, rt_sig_count);
     check(rc == 0 && since_ms(t0) < 20, "timeout 0 returns at once",
           since_ms(t0));
+
+    /* 6. Counted handlers (preload's trampoline): one that ran earlier in
+     * the call, after sig0 was taken, ends the wait at once with -EINTR;
+     * one that ran before the call does not. */
+    atomic_store(&rt_sig_counted, true);
+    {
+        unsigned sig0 = rt_sig_count;
+
+        rt_sig_count++; /* what the trampoline does when a handler runs */
+        t0 = rt_now_ns();
+        rc = rt_block(RT_WAIT_POLL, NULL, 0, 5000, NULL, sig0);
+        check(rc == -EINTR && since_ms(t0) < 50,
+              "handler earlier in the call gives -EINTR at once", since_ms(t0));
+    }
+    t0 = rt_now_ns();
+    rc = rt_block(RT_WAIT_POLL, NULL, 0, 100, NULL, rt_sig_count);
+    ms = since_ms(t0);
+    check(rc == 0 && ms >= 99, "handler before the call: a full wait", ms);
+    atomic_store(&rt_sig_counted, false);
 
     printf("%s\n", failures == 0 ? "all ok" : "FAILED");
     return failures == 0 ? 0 : 1;

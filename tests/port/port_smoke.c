@@ -254,7 +254,7 @@ main(int argc, char **argv)
             if (pm < ms)
                 ms = pm;
         }
-        rc = rt_block(RT_WAIT_POLL, NULL, 0, ms, NULL);
+        rc = rt_block(RT_WAIT_POLL, NULL, 0, ms, NULL, rt_sig_count);
         if (rc < 0 && rc != -EINTR) {
             printf("rt_block: %s\n", strerror(-rc));
             return 1;
