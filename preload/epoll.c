@@ -88,6 +88,7 @@ struct pl_epoll {
     bool toggle;
     uint64_t kpoll_ns;                  /* last look at the kernel side */
     struct pl_ep_item *r_head, *r_tail; /* ready list (rd_mu) */
+    unsigned fork_epoch;                /* pl_fork_epoch at the last scan */
 };
 
 static pthread_mutex_t ep_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -254,6 +255,7 @@ pl_ep_track(int epfd)
     pl_fd_init(&ep->hdr, PL_FD_EPOLL, ep_destroy);
     ep->epfd = epfd;
     ep->shadow = -1;
+    ep->fork_epoch = atomic_load(&pl_fork_epoch);
     rc = pl_fdt_install(epfd, &ep->hdr);
     pl_fd_put(&ep->hdr);
     return rc;
@@ -429,6 +431,32 @@ is_listener(const struct pl_sock *s)
            stk_sock_is_listening(s->stk);
 }
 
+/* A fork since the last wait: every connection the fork copied is frozen
+ * (stack/fork.c) and its segments are held until a process uses it, so
+ * none of them raises an event. A wait is a use: queue every item, and
+ * the scan claims (pl_sock_live) what this process waits on, replaying
+ * what arrived meanwhile. A Redis snapshot child or a system() child
+ * never touches the parent's connections; the parent's next epoll_wait
+ * takes them back. ep_mu held. */
+static void
+requeue_after_fork(struct pl_epoll *ep)
+{
+    unsigned cur = atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed);
+    struct pl_ep_item *it = ep->head;
+
+    if (ep->fork_epoch == cur)
+        return;
+    ep->fork_epoch = cur;
+    if (it == NULL)
+        return;
+    pthread_mutex_lock(&rd_mu);
+    do {
+        rd_queue(it);
+        it = it->next;
+    } while (it != ep->head);
+    pthread_mutex_unlock(&rd_mu);
+}
+
 /* Report the ready items of the ready list into out[0..max); with kernel,
  * look at the kernel side first. ep_mu held. */
 static int
@@ -442,6 +470,7 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max, bool kernel)
         drain_shadow(ep);
     if (ep->head == NULL)
         return 0;
+    requeue_after_fork(ep);
     if (rt_started()) {
         rt_lock();
         rt_poll();

@@ -19,8 +19,6 @@ TBIN=${IT_THREADS_BINDIR:-}
 [[ -n $TBIN && -x $TBIN/threads && -x $TBIN/tpc_server ]] ||
     fail "IT_THREADS_BINDIR='$TBIN' does not hold the built thread programs"
 PORT=7300
-# wait_line FILE REGEX: a line matching REGEX appears in FILE.
-wait_line() { slowwait 20 grep -Eqs "$2" "$1"; }
 
 kip_cleanup() {
     local rc=$?

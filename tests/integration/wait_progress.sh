@@ -50,9 +50,6 @@ lab_up
 # never opens the FIFO).
 cmd() { timeout 20 bash -c 'echo "$2" >"$1"' _ "$1" "$2"; }
 
-# wait_line FILE REGEX [TIMEOUT_S]
-wait_line() { slowwait "${3:-20}" grep -Eqs "$2" "$1"; }
-
 # progress_tid PID: the thread named accel-progress.
 progress_tid() {
     local t

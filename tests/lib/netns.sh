@@ -213,6 +213,9 @@ bg_pid() {
     return 1
 }
 
+# wait_line FILE ERE [TIMEOUT_S]: a line of FILE matches ERE (20 s).
+wait_line() { slowwait "${3:-20}" grep -Eqs "$2" "$1"; }
+
 alive() { kill -0 "$1" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
 dead() { ! alive "$1"; }
 

@@ -63,9 +63,6 @@ sx_bg() {
 # peer ARGS...: fork_peer.py in the kernel peer netns (bounded).
 peer() { timeout -k 5 "${IT_FG_TIMEOUT:-180}" ip netns exec "$NS_K" "$PY" "$FORK_PEER" "$@"; }
 
-# wait_line FILE REGEX [TIMEOUT_S]: a line matching REGEX appears in FILE.
-wait_line() { slowwait "${3:-20}" grep -Eqs "$2" "$1"; }
-
 # check_rc DESC RC OUTFILE: RC is 0; otherwise name the program's first
 # "FAIL: ..." line from OUTFILE.
 check_rc() {
