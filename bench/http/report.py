@@ -21,20 +21,14 @@ from matplotlib.patches import Patch  # noqa: E402
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
+    series_desc,
     DISTURBED_PCT, accel_points, accel_stats, busy_note, cmd, failed_notes, failed_row, fmt,
     load, machine, machine_line, other_pct, ratio, read, save_fig, side_bars, smoke_note,
     style_axes, topo_series as measured_series, write_json, write_md as write_lines)
 
 KERNEL = "kernel"
 # topology, accelerated series, what runs where
-TOPOLOGIES = [
-    ("A", "accel_a", "kernel wrk in netns accel-k -> nginx under accel-run in netns accel-a "
-     "(af_xdp on the veth)"),
-    ("B", "accel_b", "wrk under accel-run -> nginx under accel-run, both in netns accel-m, "
-     "over memif"),
-]
-KERNEL_DESC = ("kernel wrk in netns accel-k -> kernel nginx in netns accel-a, over the same veth "
-               "(accel-a's veth holds the kernel IP for this series only)")
+TOPOLOGIES, KERNEL_DESC = series_desc("wrk", "nginx")
 # topology, target text, series, (conns, keepalive), metric, op, bound
 TARGETS = [
     ("B", "req/s keep-alive c=32 >= 3x kernel", "accel_b", (32, True), "rps", ">=", 3.0),

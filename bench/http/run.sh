@@ -42,10 +42,6 @@ PERF=0
 while [[ $# -gt 0 ]]; do
     OPT_SHIFT=1
     case $1 in
-    --smoke)
-        SMOKE=1
-        DUR=2
-        ;;
     --single-process) SINGLE=1 ;;
     --perf) PERF=1 ;;
     --memif) ;; # topology B always runs now; kept for old command lines

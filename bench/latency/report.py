@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
+    series_desc,
     DISTURBED_PCT, accel_points, busy_note, cmd, failed_notes, failed_row, fmt, load,
     machine, machine_line, other_pct, ratio, read, save_fig, side_bars, smoke_note,
     style_axes, table_row, topo_series as measured_series, write_json,
@@ -28,15 +29,7 @@ from benchlib import (  # noqa: E402
 KERNEL = "kernel"
 PROFILES = ("default", "latency")
 # topology, accelerated series, what runs where
-TOPOLOGIES = [
-    ("A", "accel_a", "kernel sockperf client in netns accel-k -> sockperf server under "
-     "accel-run in netns accel-a (af_xdp on the veth)"),
-    ("B", "accel_b", "sockperf client under accel-run -> sockperf server under accel-run, "
-     "both in netns accel-m, over memif"),
-]
-KERNEL_DESC = ("kernel sockperf client in netns accel-k -> kernel sockperf server in netns "
-               "accel-a, over the same veth (accel-a's veth holds the kernel IP for this "
-               "series only)")
+TOPOLOGIES, KERNEL_DESC = series_desc("sockperf client", "sockperf server")
 # topology, profile, target text, case prefix, metric, op, bound
 TARGETS = [
     ("B", "latency", "p50 <= 1/20 of the kernel's", "pp-", "p50_us", "<=", 1 / 20),

@@ -50,13 +50,10 @@
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/../lib/common.sh"
 CASE_GLOBS=""
+SMOKE_DUR=1
 while [[ $# -gt 0 ]]; do
     OPT_SHIFT=1
     case $1 in
-    --smoke)
-        SMOKE=1
-        DUR=1
-        ;;
     --cases)
         CASE_GLOBS=${2-}
         OPT_SHIFT=$(($# < 2 ? 1 : 2))

@@ -134,6 +134,21 @@ def cpu_model():
     return model[0] if model else ""
 
 
+def series_desc(client, server):
+    """(TOPOLOGIES, KERNEL_DESC) of a benchmark whose load is client and whose
+    server is server: [(topology, accelerated series, what runs where)] and
+    the kernel series' description (the series every run.sh measures)."""
+    topologies = [
+        ("A", "accel_a", "kernel %s in netns accel-k -> %s under accel-run in netns accel-a "
+         "(af_xdp on the veth)" % (client, server)),
+        ("B", "accel_b", "%s under accel-run -> %s under accel-run, both in netns accel-m, "
+         "over memif" % (client, server)),
+    ]
+    kernel = ("kernel %s in netns accel-k -> kernel %s in netns accel-a, over the same veth "
+              "(accel-a's veth holds the kernel IP for this series only)" % (client, server))
+    return topologies, kernel
+
+
 def topo_series(meta, topologies):
     """The accelerated series of the topologies this run measured (--topology)."""
     topo = meta.get("topology", "all")

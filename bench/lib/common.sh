@@ -13,9 +13,11 @@
 BENCH_LIB=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 CPURUN=$BENCH_LIB/cpurun.py
 
-# Options every benchmark takes (defaults; --smoke is the benchmark's own).
+# Options every benchmark takes (defaults). --smoke sets DUR to SMOKE_DUR,
+# which a benchmark may change before it parses its options.
 DUR=10
 SMOKE=0
+SMOKE_DUR=2
 TOPO=all
 OUT=$HERE/../results
 
@@ -24,12 +26,18 @@ bench_usage() {
     awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'
 }
 
-# bench_opt ARG [VALUE]: handle an option every benchmark takes (--duration S,
-# --out DIR, --topology T, -h|--help). Sets OPT_SHIFT to the number of
-# arguments it used (the caller shifts them); exits 2 on an unknown one.
+# bench_opt ARG [VALUE]: handle an option every benchmark takes (--smoke,
+# --duration S, --out DIR, --topology T, -h|--help). Sets OPT_SHIFT to the
+# number of arguments it used (the caller shifts them); exits 2 on an
+# unknown one.
 bench_opt() {
     OPT_SHIFT=$(($# < 2 ? 1 : 2))
     case $1 in
+    --smoke)
+        SMOKE=1
+        DUR=$SMOKE_DUR
+        OPT_SHIFT=1
+        ;;
     --duration) DUR=${2-} ;;
     --out) OUT=${2-} ;;
     --topology) TOPO=${2-} ;;
