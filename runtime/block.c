@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -55,10 +56,16 @@
 #define STACK_PFDS 64
 /* Without an rx wait fd (memif in DPDK 22.11 has no rx interrupt), a
  * sleeper naps: NAP_MIN_NS after traffic, doubling while idle up to
- * NAP_MAX_NS, so a ping-pong stays fast and an idle process stays cheap. */
+ * NAP_MAX_NS, so a ping-pong stays fast and an idle process stays cheap.
+ * A napping thread's timer slack is cut to NAP_SLACK_NS: with Linux's
+ * default 50 us, every 50 us nap lasted 100 us, and a pipelined load
+ * whose two ends take turns going idle (redis-benchmark -P 16 against
+ * redis-server over memif) ran at 1.2M req/s instead of 2.0M. */
 #define NAP_MIN_NS 50000
 #define NAP_MAX_NS 1000000
+#define NAP_SLACK_NS 1000UL
 static __thread int64_t nap_ns = NAP_MIN_NS;
+static __thread bool nap_slack_set;
 
 struct sleeper_slot {
     _Atomic int fd;       /* eventfd of the owning thread, -1 if free */
@@ -329,6 +336,10 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
         (timeout_ns < 0 || timeout_ns > nap_ns)) {
         napping = true;
         timeout_ns = nap_ns;
+        if (!nap_slack_set) {
+            nap_slack_set = true;
+            syscall(SYS_prctl, PR_SET_TIMERSLACK, NAP_SLACK_NS, 0UL, 0UL, 0UL);
+        }
     }
     total = nport + (slot >= 0 ? 1 : 0) + nextra;
     if (total > STACK_PFDS) {
