@@ -91,7 +91,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
                         .flags = flags & ~(MSG_WAITALL | MSG_DONTWAIT)};
     bool nb, waitall;
     int64_t deadline = -2;
-    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
+    unsigned sig0 = 0;
     size_t want, total = 0;
     ssize_t rc;
     int w;
@@ -101,6 +101,8 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
+    if (!nb) /* a call that may wait: handlers that run from here on count */
+        sig0 = rt_sig_count;
     waitall = (flags & MSG_WAITALL) && s->type == SOCK_STREAM && !nb &&
               !(flags & MSG_PEEK);
     want = iov_total(msg->msg_iov, n);
@@ -182,7 +184,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     struct msg_arg x = {.msg = &m, .flags = flags & ~MSG_DONTWAIT};
     bool nb, stream = s->type == SOCK_STREAM;
     int64_t deadline = -2;
-    unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
+    unsigned sig0 = 0;
     size_t want, total = 0;
     ssize_t rc;
     int w;
@@ -196,6 +198,8 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
             PL_ROUTE_KERNEL)
         return send_kernel_udp(s, fd, msg, flags);
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
+    if (!nb) /* a call that may wait: handlers that run from here on count */
+        sig0 = rt_sig_count;
     want = iov_total(msg->msg_iov, n);
     if (stream && !nb && n > 0) {
         memcpy(local, msg->msg_iov, n * sizeof(local[0]));
