@@ -308,6 +308,18 @@ poll_before_sleep(void)
     return n;
 }
 
+/* Port fd i for a sleeper: with several queues shared after fork, only
+ * the queues this process polls (another owner's frames would wake it
+ * for nothing); poll() skips a negative fd. */
+static int
+port_wait_fd(int i)
+{
+    if (rt__shared && rt__port.nq > 1 && rt__port.nwait == rt__port.nq &&
+        !rt__share_watches_queue((unsigned)i))
+        return -1;
+    return rt__port.wait_fds[i];
+}
+
 static int
 sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
            uint64_t gen0)
@@ -351,7 +363,7 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
         }
     }
     for (int i = 0; i < rt__port.nwait; i++)
-        pfds[i] = (struct pollfd){.fd = rt__port.wait_fds[i], .events = POLLIN};
+        pfds[i] = (struct pollfd){.fd = port_wait_fd(i), .events = POLLIN};
     if (sefd >= 0)
         pfds[nport - 1] = (struct pollfd){.fd = sefd, .events = POLLIN};
     if (slot >= 0)
@@ -620,7 +632,7 @@ rt__sleep_port(int timeout_ms)
     if (rt__port.wait_kind == RT__WAIT_NONE)
         n = 0; /* a timed sleep of one period */
     for (int i = 0; i < n; i++)
-        pfds[i] = (struct pollfd){.fd = rt__port.wait_fds[i], .events = POLLIN};
+        pfds[i] = (struct pollfd){.fd = port_wait_fd(i), .events = POLLIN};
     if (rt__shared) {
         sefd = rt__share_sleep_begin();
         if (sefd < 0)

@@ -28,6 +28,7 @@ _Atomic uint64_t rt__last_app_poll_ns;
 _Atomic uint64_t rt__last_rx_ns;
 _Atomic uint64_t rt__rx_gap_ns = UINT64_MAX;
 __thread bool rt_tx_defer;
+static uint16_t first_q; /* several queues: where the next turn starts */
 
 /* Whether this poll sends what is queued (see rt_tx_defer). */
 bool
@@ -136,7 +137,15 @@ rt_poll(void)
         return poll_shared();
     now = rt_now_ns();
     stk_clock_turn(now);
-    n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
+    /* One process on a port with several queues polls them all, a burst
+     * from each in turn. */
+    n = 0;
+    for (uint16_t k = 0; k < rt__port.nq && n < rt__port.burst; k++)
+        n += rte_eth_rx_burst(rt__port.port_id,
+                              (uint16_t)((first_q + k) % rt__port.nq), pkts + n,
+                              (uint16_t)(rt__port.burst - n));
+    if (rt__port.nq > 1)
+        first_q = (uint16_t)((first_q + 1) % rt__port.nq);
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
 

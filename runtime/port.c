@@ -89,6 +89,40 @@ wait_link(uint16_t port_id)
             rt__port.desc, LINK_WAIT_MS);
 }
 
+/* Queue pairs: ACCEL_QUEUES, within what the device has; memif keeps one
+ * (its maps are shared across fork for queue 0's regions only). */
+static uint16_t
+queue_count(const struct rt_cfg *cfg, const struct rte_eth_dev_info *info,
+            const char *name)
+{
+    uint32_t nq = cfg->queues, max = info->max_rx_queues;
+
+    if (info->max_tx_queues < max)
+        max = info->max_tx_queues;
+    if (nq > 1 && strstr(info->driver_name, "memif") != NULL) {
+        RT_INFO("port", "%s: memif ports use one queue (ACCEL_QUEUES=%u)", name,
+                nq);
+        return 1;
+    }
+    if (nq > max) {
+        RT_WARN("port",
+                "%s: ACCEL_QUEUES=%u but the device has %u queue pairs; "
+                "using %u",
+                name, nq, max, max);
+        nq = max;
+    }
+    return (uint16_t)(nq < 1 ? 1 : nq);
+}
+
+const char *
+rt__port_queues_desc(void)
+{
+    static char b[24];
+
+    snprintf(b, sizeof(b), ", %u queues", (unsigned)rt__port.nq);
+    return b;
+}
+
 static int
 configure(uint16_t port_id, const struct rt_cfg *cfg,
           const struct rte_eth_dev_info *info, bool rx_intr,
@@ -98,6 +132,15 @@ configure(uint16_t port_id, const struct rt_cfg *cfg,
     uint64_t want;
 
     memset(&conf, 0, sizeof(conf));
+    /* Several queues on a NIC: RSS over the addresses and ports, so a
+     * connection's segments stay on one queue. Software fanout (af_packet)
+     * has no RSS to configure. */
+    want = (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP) &
+           info->flow_type_rss_offloads;
+    if (rt__port.nq > 1 && want != 0) {
+        conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+        conf.rx_adv_conf.rss_conf.rss_hf = want;
+    }
     *csum_flags = 0;
     want = RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
     if ((info->rx_offload_capa & want) == want) {
@@ -118,7 +161,7 @@ configure(uint16_t port_id, const struct rt_cfg *cfg,
     if (info->max_mtu >= cfg->mtu && info->min_mtu <= cfg->mtu)
         conf.rxmode.mtu = cfg->mtu;
     conf.intr_conf.rxq = rx_intr ? 1 : 0;
-    return rte_eth_dev_configure(port_id, 1, 1, &conf);
+    return rte_eth_dev_configure(port_id, rt__port.nq, rt__port.nq, &conf);
 }
 
 int
@@ -149,6 +192,8 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
                name, strerror(-rc));
         return rc;
     }
+    rt__port.nq = queue_count(cfg, &info, name);
+    rt__port.txq = 0;
     /* af_xdp turns the pool into its UMEM: it must be packed (pool.c). */
     is_xdp = strcmp(info.driver_name, "net_af_xdp") == 0;
     rc = create_pool(cfg, is_xdp);
@@ -177,18 +222,20 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
                name, strerror(-rc));
         return rc;
     }
-    rc = rte_eth_rx_queue_setup(port_id, 0, nrx, (unsigned)sock, NULL,
-                                rt__port.pool);
-    if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: rx queue setup failed: %s",
-               name, strerror(-rc));
-        return rc;
-    }
-    rc = rte_eth_tx_queue_setup(port_id, 0, ntx, (unsigned)sock, NULL);
-    if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: tx queue setup failed: %s",
-               name, strerror(-rc));
-        return rc;
+    for (uint16_t q = 0; q < rt__port.nq; q++) {
+        rc = rte_eth_rx_queue_setup(port_id, q, nrx, (unsigned)sock, NULL,
+                                    rt__port.pool);
+        if (rc != 0) {
+            RT_LOG(rt__port_fail_level, "port",
+                   "%s: rx queue %u setup failed: %s", name, q, strerror(-rc));
+            return rc;
+        }
+        rc = rte_eth_tx_queue_setup(port_id, q, ntx, (unsigned)sock, NULL);
+        if (rc != 0) {
+            RT_LOG(rt__port_fail_level, "port",
+                   "%s: tx queue %u setup failed: %s", name, q, strerror(-rc));
+            return rc;
+        }
     }
     if (cfg->mac_set) {
         memcpy(addr.addr_bytes, cfg->mac_addr, 6);
@@ -231,16 +278,22 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
         uint32_t lvl = rte_log_get_global_level();
         if (rt_log_level < RT_LOG_DEBUG)
             rte_log_set_global_level(RTE_LOG_CRIT);
-        intr_fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, 0);
-        rte_log_set_global_level(lvl);
-        if (intr_fd >= 0) {
-            rt__port.wait_kind = RT__WAIT_INTR;
-            rt__port.wait_fds[0] = intr_fd;
-            rt__port.nwait = 1;
+        for (uint16_t q = 0; q < rt__port.nq; q++) {
+            int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, q);
+            if (fd < 0) {
+                rt__port.nwait = 0;
+                break;
+            }
             /* The reader drains it after waking; never block there. */
-            long fl = syscall(SYS_fcntl, intr_fd, F_GETFL);
+            long fl = syscall(SYS_fcntl, fd, F_GETFL);
             if (fl >= 0)
-                syscall(SYS_fcntl, intr_fd, F_SETFL, fl | O_NONBLOCK);
+                syscall(SYS_fcntl, fd, F_SETFL, fl | O_NONBLOCK);
+            rt__port.wait_fds[rt__port.nwait++] = fd;
+        }
+        rte_log_set_global_level(lvl);
+        if (rt__port.nwait > 0) {
+            rt__port.wait_kind = RT__WAIT_INTR;
+            intr_fd = rt__port.wait_fds[0];
         }
     }
     wait_link(port_id);
@@ -267,9 +320,13 @@ rt__port_close(uint16_t port_id)
 int
 rt__port_intr_arm(void)
 {
+    int rc = 0;
+
     if (intr_fd < 0)
         return -ENOTSUP;
-    return rte_eth_dev_rx_intr_enable(rt__port.port_id, 0);
+    for (uint16_t q = 0; q < rt__port.nwait && rc == 0; q++)
+        rc = rte_eth_dev_rx_intr_enable(rt__port.port_id, q);
+    return rc;
 }
 
 void
@@ -279,9 +336,12 @@ rt__port_intr_disarm(void)
 
     if (intr_fd < 0)
         return;
-    rte_eth_dev_rx_intr_disable(rt__port.port_id, 0);
-    while (syscall(SYS_read, intr_fd, &v, sizeof(v)) == sizeof(v))
-        ;
+    for (uint16_t q = 0; q < rt__port.nwait; q++) {
+        rte_eth_dev_rx_intr_disable(rt__port.port_id, q);
+        while (syscall(SYS_read, rt__port.wait_fds[q], &v, sizeof(v)) ==
+               sizeof(v))
+            ;
+    }
 }
 
 /* ---- tx: stk_link_ops ---------------------------------------------------- */
@@ -397,8 +457,8 @@ rt__tx_flush_locked(void)
     /* A memif map behind in this process (share_memif.c): no burst. */
     for (int tries = rt__shared && rt__mf_stale() ? TX_RETRIES : 0;
          sent < n && tries < TX_RETRIES; tries++)
-        sent += rte_eth_tx_burst(rt__port.port_id, 0, rt__port.txbuf + sent,
-                                 (uint16_t)(n - sent));
+        sent += rte_eth_tx_burst(rt__port.port_id, rt__port.txq,
+                                 rt__port.txbuf + sent, (uint16_t)(n - sent));
     for (uint32_t i = 0; i < n; i++) {
         struct rte_mbuf *m = rt__port.txbuf[i];
 

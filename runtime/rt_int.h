@@ -16,7 +16,8 @@ struct rte_mbuf;
 struct rte_mempool;
 
 #define RT__MAX_BURST 512
-#define RT__MAX_WAIT_FDS 8
+#define RT__MAX_QUEUES 16
+#define RT__MAX_WAIT_FDS RT__MAX_QUEUES
 
 /** How the port lets a thread sleep until frames arrive. */
 enum rt__wait_kind {
@@ -34,6 +35,10 @@ struct rt__port {
     enum rt__wait_kind wait_kind;
     int wait_fds[RT__MAX_WAIT_FDS];
     int nwait;
+    /* Queue pairs (ACCEL_QUEUES): wait_fds[q] is queue q's when
+     * nwait == nq (af_xdp, af_packet and rx interrupts open them in
+     * queue order). txq: the queue rt__tx_flush_locked sends on. */
+    uint16_t nq, txq;
     struct rte_mbuf *txbuf[RT__MAX_BURST];
     uint32_t ntx;
 };
@@ -67,6 +72,8 @@ extern int rt__port_fail_level;
 int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
                   uint32_t *csum_flags, uint8_t mac[6]);
 void rt__port_close(uint16_t port_id);
+/** ", N queues" for the port's description. */
+const char *rt__port_queues_desc(void);
 uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle);
 void rt__tx_send(void *ctx, void *handle, uint16_t len);
 void rt__tx_flush(void);
@@ -122,6 +129,9 @@ int rt__share_drain(void);
  *  free, unless frames wait to go out). Returns frames received. */
 int rt__share_rx(uint64_t now, uint64_t *bytes);
 void rt__share_tx_flush(void);
+/** Whether a sleeper here waits on queue q's fd: always with one queue;
+ *  with several, this process's queue and those nobody owns. */
+bool rt__share_watches_queue(unsigned q);
 /* share_memif.c: a memif port's maps in every process */
 int rt__mf_create(void);
 void rt__mf_child(void);

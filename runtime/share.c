@@ -110,6 +110,91 @@ rt__sh_port_unlock(void)
     pthread_mutex_unlock(&rt__sh->port_mu);
 }
 
+/* ---- queues (ACCEL_QUEUES > 1) --------------------------------------- */
+
+int rt__sh_myq = -1;
+
+static void
+q_lock(unsigned q)
+{
+    if (pthread_mutex_lock(&rt__sh->q_mu[q]) == EOWNERDEAD) {
+        pthread_mutex_consistent(&rt__sh->q_mu[q]);
+        RT_STAT_INC(share_lock_recovered);
+        RT_WARN("share", "a process died holding queue %u's lock; recovered",
+                q);
+    }
+}
+
+bool
+rt__sh_q_trylock(unsigned q)
+{
+    int rc = pthread_mutex_trylock(&rt__sh->q_mu[q]);
+
+    if (rc == EOWNERDEAD) {
+        pthread_mutex_consistent(&rt__sh->q_mu[q]);
+        RT_STAT_INC(share_lock_recovered);
+        return true;
+    }
+    return rc == 0;
+}
+
+void
+rt__sh_q_unlock(unsigned q)
+{
+    pthread_mutex_unlock(&rt__sh->q_mu[q]);
+}
+
+void
+rt__sh_q_claim(void)
+{
+    if (rt__port.nq < 2 || rt__sh_myq >= 0)
+        return;
+    for (unsigned q = 0; q < rt__port.nq; q++) {
+        if (atomic_load(&rt__sh->qown[q]) != 0)
+            continue;
+        atomic_store(&rt__sh->qown[q], (uint8_t)(rt__sh_me + 1));
+        rt__sh_myq = (int)q;
+        RT_STAT_INC(share_queue_claimed);
+        RT_INFO("share", "queue %u of %u is this process's (slot %d)", q,
+                (unsigned)rt__port.nq, rt__sh_me);
+        return;
+    }
+}
+
+void
+rt__sh_q_release(int i)
+{
+    for (unsigned q = 0; q < rt__port.nq; q++)
+        if (atomic_load(&rt__sh->qown[q]) == i + 1)
+            atomic_store(&rt__sh->qown[q], 0);
+    if (i == rt__sh_me)
+        rt__sh_myq = -1;
+}
+
+/* A process without a queue of its own sends on one picked by its slot. */
+static unsigned
+tx_queue(void)
+{
+    return rt__sh_myq >= 0 ? (unsigned)rt__sh_myq
+                           : (unsigned)rt__sh_me % rt__port.nq;
+}
+
+void
+rt__sh_tx_flush_held(void)
+{
+    unsigned q;
+
+    if (rt__port.nq < 2) {
+        rt__tx_flush_locked();
+        return;
+    }
+    q = tx_queue();
+    q_lock(q);
+    rt__port.txq = (uint16_t)q;
+    rt__tx_flush_locked();
+    rt__sh_q_unlock(q);
+}
+
 /* ---- fork ------------------------------------------------------------- */
 
 static void
@@ -152,6 +237,8 @@ region_create(void)
         return -errno;
     rt__sh = p;
     rt__sh_robust_init(&rt__sh->port_mu);
+    for (int q = 0; q < RT__MAX_QUEUES; q++)
+        rt__sh_robust_init(&rt__sh->q_mu[q]);
     if (getrandom(rt__sh->key, sizeof(rt__sh->key), GRND_NONBLOCK) !=
         (ssize_t)sizeof(rt__sh->key))
         rt__sh->key[0] = (uint64_t)rt_now_ns();
@@ -248,7 +335,7 @@ rt__share_prepare(void)
      * since frozen or dropped their connection. */
     rt__sh_drain_own();
     rt__sh_ops_apply();
-    rt__tx_flush_locked();
+    rt__sh_tx_flush_held();
     for (int i = 0; i < SH_SLOTS; i++) {
         if (atomic_load(&rt__sh->slot[i].state) == SLOT_FREE) {
             child_slot = i;
@@ -295,6 +382,7 @@ rt__share_child(void)
     struct sh_slot *s = &rt__sh->slot[child_slot];
 
     rt__sh_me = child_slot;
+    rt__sh_myq = -1;
     child_slot = -1;
     rt__sh_port_held = false;
     rt__sh_nops = 0;
@@ -317,7 +405,7 @@ rt__share_exit(void)
         return true;
     rt__sh_port_lock();
     rt__sh_ops_apply();
-    rt__tx_flush_locked();
+    rt__sh_tx_flush_held();
     for (int i = 0; i < SH_SLOTS; i++)
         if (i != rt__sh_me &&
             atomic_load(&rt__sh->slot[i].state) == SLOT_LIVE &&

@@ -13,7 +13,10 @@
  *
  * Locking: the region's tables change only under the port lock
  * (rt__sh_port_lock); each process's ring is single-producer (the port
- * lock holder) single-consumer (the process, under its stack lock).
+ * lock holder) single-consumer (the process, under its stack lock). With
+ * one queue the port lock also covers its rx and tx bursts; with several,
+ * each queue has its own lock (q_mu), taken after the port lock when both
+ * are held, never before it.
  */
 #ifndef ACCEL_RT_SHARE_INT_H
 #define ACCEL_RT_SHARE_INT_H
@@ -112,6 +115,11 @@ struct sh_mig {
 
 struct sh_region {
     pthread_mutex_t port_mu;
+    /* Several queues (ACCEL_QUEUES > 1): queue q's rx and tx bursts take
+     * q_mu[q] instead of the port lock; qown[q] is its owner's slot + 1
+     * (0: nobody's, any process polls it). */
+    pthread_mutex_t q_mu[RT__MAX_QUEUES];
+    _Atomic uint8_t qown[RT__MAX_QUEUES];
     _Atomic uint32_t nmig;
     struct sh_mig mig[SH_MIG];
     _Atomic uint64_t last_app_poll_ns; /* any process's application thread */
@@ -143,6 +151,7 @@ struct local_svc {
 extern struct sh_region *rt__sh; /* NULL until the first fork */
 extern int rt__sh_me;            /* this process's slot */
 extern __thread bool rt__sh_port_held;
+extern int rt__sh_myq;       /* the queue this process owns, -1: none */
 extern uint32_t rt__sh_nops; /* flow reports waiting for the port lock */
 extern struct local_svc rt__sh_lsv[LOCAL_SVCS];
 extern int rt__sh_nlsv;
@@ -154,6 +163,14 @@ void rt__sh_robust_init(pthread_mutex_t *mu);
 void rt__sh_port_lock(void);
 bool rt__sh_port_trylock(void);
 void rt__sh_port_unlock(void);
+bool rt__sh_q_trylock(unsigned q);
+void rt__sh_q_unlock(unsigned q);
+/* Port lock held: take a queue nobody owns as this process's (several
+ * queues, none owned yet); release slot i's. */
+void rt__sh_q_claim(void);
+void rt__sh_q_release(int i);
+/* Send the queued frames on this process's tx queue (port lock held). */
+void rt__sh_tx_flush_held(void);
 
 /* share_flow.c (port lock held) */
 uint32_t rt__sh_flow_hash(const struct stk_flow *f);

@@ -75,6 +75,28 @@ hold(const struct stk_flow *f, struct sh_flow *e, struct rte_mbuf *m)
     rte_pktmbuf_free(m);
 }
 
+static bool
+owns_queue(int slot)
+{
+    for (unsigned q = 0; q < rt__port.nq; q++)
+        if (atomic_load_explicit(&rt__sh->qown[q], memory_order_relaxed) ==
+            slot + 1)
+            return true;
+    return false;
+}
+
+/* Every server of v owns a queue: the queues split the connections
+ * between them. With more servers than queues, the hash spreads them
+ * over every server instead (a server without a queue would get none). */
+static bool
+all_own_queues(const struct sh_svc *v)
+{
+    for (int i = 0; i < v->n; i++)
+        if (!owns_queue(v->v[i].slot))
+            return false;
+    return true;
+}
+
 /* A server of (proto, port) for this 4-tuple: -1 none known (no such
  * service), -2 known but nobody serves it now. A server with a thread
  * blocked waiting on the listener comes first (one connection per wait,
@@ -92,6 +114,27 @@ pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
     if (v->n == 0)
         return -2;
     h = rt__sh_flow_hash(f);
+    /* Several queues: the frame came in on a queue this process polls
+     * (its own, as the NIC's RSS or the kernel's fanout chose): if it
+     * serves the port, and every server has a queue, the connection is
+     * its own, as SO_REUSEPORT with per-queue workers does. Servers
+     * blocked in accept() keep the shared queue behaviour below (a busy
+     * one cannot take it). */
+    if (rt__port.nq > 1 && !(v->blocking && proto == IPPROTO_TCP) &&
+        all_own_queues(v)) {
+        uint32_t nmine = 0;
+
+        for (int i = 0; i < v->n; i++)
+            if (v->v[i].slot == rt__sh_me)
+                nmine++;
+        k = nmine > 0 ? h % nmine : 0;
+        for (int i = 0; nmine > 0 && i < v->n; i++) {
+            if (v->v[i].slot != rt__sh_me || k-- != 0)
+                continue;
+            *lid = v->v[i].lid;
+            return rt__sh_me;
+        }
+    }
     for (int i = 0; i < v->n; i++)
         if (v->v[i].waiting > 0)
             nwait++;
@@ -338,11 +381,142 @@ rt__share_last_app_poll(void)
                                 memory_order_relaxed);
 }
 
+/* A segment of a connection this process's stack holds live: its own to
+ * input, without the flow table (several queues). SYNs, frozen and
+ * TIME-WAIT connections, UDP, ARP and the rest go through dispatch. */
+static bool
+fast_local(const struct rte_mbuf *m)
+{
+    const uint8_t *fr = rte_pktmbuf_mtod(m, const uint8_t *), *ip, *l4;
+    struct stk_flow f;
+    unsigned ihl;
+
+    if (m->data_len < 14 + 20 + 20 || fr[12] != 0x08 || fr[13] != 0x00)
+        return false;
+    ip = fr + 14;
+    ihl = (ip[0] & 0x0fu) * 4u;
+    if (ip[0] >> 4 != 4 || ip[9] != 6 || ihl < 20 ||
+        m->data_len < 14 + ihl + 20 || (((ip[6] << 8) | ip[7]) & 0x3fff) != 0)
+        return false;
+    l4 = ip + ihl;
+    if ((l4[13] & 0x12) == 0x02) /* SYN without ACK */
+        return false;
+    memcpy(&f.lip, ip + 16, 4);
+    memcpy(&f.rip, ip + 12, 4);
+    f.lport = (uint16_t)(l4[2] << 8 | l4[3]);
+    f.rport = (uint16_t)(l4[0] << 8 | l4[1]);
+    return stk_flow_active(&f);
+}
+
+/* Whether this process polls queue q (several queues): its own, and any
+ * nobody owns. */
+static bool
+polls_queue(unsigned q)
+{
+    unsigned own = atomic_load_explicit(&rt__sh->qown[q], memory_order_relaxed);
+
+    return own == 0 || own == (unsigned)rt__sh_me + 1;
+}
+
+bool
+rt__share_watches_queue(unsigned q)
+{
+    return !rt__shared || rt__port.nq < 2 || polls_queue(q);
+}
+
+/* A process that serves something and has no queue takes a free one (an
+ * nginx worker started by a reload, once an old worker has left). */
+static bool
+serves_any(void)
+{
+    for (int i = 0; i < rt__sh_nlsv; i++)
+        if (rt__sh_lsv[i].serving)
+            return true;
+    return false;
+}
+
+static bool
+queue_free(void)
+{
+    for (unsigned q = 0; q < rt__port.nq; q++)
+        if (atomic_load_explicit(&rt__sh->qown[q], memory_order_relaxed) == 0)
+            return true;
+    return false;
+}
+
+/* The poll turn with several queues: a burst from this process's queue
+ * (and from any nobody owns) under that queue's lock only; segments of
+ * its own connections go straight to its stack; the rest is dispatched
+ * under the port lock. */
+static int
+rx_queues(uint64_t now, uint64_t *bytes)
+{
+    struct rte_mbuf *pkts[RT__MAX_BURST], *slow[RT__MAX_BURST];
+    uint16_t n = 0, ns = 0, start;
+    bool flush = rt__tx_due();
+
+    if (rt__sh_myq < 0 && !rt__is_progress && queue_free() && serves_any()) {
+        rt__sh_port_lock();
+        rt__sh_q_claim();
+        rt__sh_port_unlock();
+    }
+    if (rt__sh_nops > 0 ||
+        now - __atomic_load_n(&rt__sh->last_sweep_ns, __ATOMIC_RELAXED) >=
+            SWEEP_NS) {
+        rt__sh_port_lock();
+        rt__sh_ops_apply();
+        rt__sh_sweep(now);
+        rt__sh_port_unlock();
+    }
+    start = rt__sh_myq >= 0 ? (uint16_t)rt__sh_myq : 0;
+    for (uint16_t k = 0; k < rt__port.nq && n < rt__port.burst; k++) {
+        uint16_t q = (uint16_t)((start + k) % rt__port.nq);
+
+        if (!polls_queue(q) || !rt__sh_q_trylock(q))
+            continue;
+        n += rte_eth_rx_burst(rt__port.port_id, q, pkts + n,
+                              (uint16_t)(rt__port.burst - n));
+        rt__sh_q_unlock(q);
+    }
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        if (i + 1 < n)
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+        *bytes += m->pkt_len;
+        if (frame_bad(m)) {
+            RT_STAT_INC(rx_drop_stack);
+            rte_pktmbuf_free(m);
+        } else if (fast_local(m)) {
+            RT_STAT_INC(share_fast_local);
+            local(m, 0);
+        } else {
+            slow[ns++] = m;
+        }
+    }
+    if (ns > 0) {
+        rt__sh_port_lock();
+        rt__sh_ops_apply();
+        for (uint16_t i = 0; i < ns; i++)
+            dispatch(slow[i]);
+        rt__sh_ops_apply();
+        rt__sh_port_unlock();
+    }
+    if (flush || rt__tx_due())
+        rt__share_tx_flush();
+    if (rt__sh_wake_mask != 0)
+        rt__sh_wake_slots();
+    return n;
+}
+
 int
 rt__share_rx(uint64_t now, uint64_t *bytes)
 {
     struct rte_mbuf *pkts[RT__MAX_BURST];
     uint16_t n;
+
+    if (rt__port.nq > 1)
+        return rx_queues(now, bytes);
 
     /* Written at most every 100 us: the line is shared by every process. */
     if (!rt__is_progress &&
@@ -376,6 +550,9 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         if (frame_bad(m)) {
             RT_STAT_INC(rx_drop_stack);
             rte_pktmbuf_free(m);
+        } else if (fast_local(m)) {
+            RT_STAT_INC(share_fast_local);
+            local(m, 0);
         } else {
             dispatch(m);
         }
@@ -389,10 +566,22 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
     return n;
 }
 
-/* rt__tx_flush in shared mode: the burst needs the port lock. */
+/* rt__tx_flush in shared mode: the burst needs the port lock (one
+ * queue) or the queue's lock, after any flow report is on record. */
 void
 rt__share_tx_flush(void)
 {
+    if (rt__port.nq > 1) {
+        if (rt__sh_nops > 0 && !rt__sh_port_held) {
+            rt__sh_port_lock();
+            rt__sh_ops_apply();
+            rt__sh_port_unlock();
+        } else if (rt__sh_port_held) {
+            rt__sh_ops_apply();
+        }
+        rt__sh_tx_flush_held();
+        return;
+    }
     if (rt__sh_port_held) {
         rt__sh_ops_apply();
         rt__tx_flush_locked();

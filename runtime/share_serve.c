@@ -102,6 +102,8 @@ rt__sh_svc_set(const struct local_svc *l, bool on)
             return;
         }
     }
+    if (on)
+        rt__sh_q_claim();
     if (on && v->n < SH_SRV) {
         v->v[v->n].slot = (uint8_t)rt__sh_me;
         v->v[v->n].lid = l->lid;

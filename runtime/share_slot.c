@@ -36,6 +36,7 @@ rt__sh_slot_cleanup(int i)
 
     while ((m = rt__sh_ring_get(&s->rx)) != NULL)
         rte_pktmbuf_free(m);
+    rt__sh_q_release(i);
     for (uint32_t k = 0; k < SH_FLOWS; k++) {
         struct sh_flow *e = &rt__sh->flow[k];
 

@@ -61,14 +61,17 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     uint16_t port_id;
     int rc;
 
+    /* Several queues: af_xdp binds one XSK per NIC queue (veth refuses:
+     * it reports no channels); af_packet opens one socket per queue in a
+     * PACKET_FANOUT_HASH group, the kernel spreading flows over them. */
     if (driver == RT_DRIVER_AF_XDP)
-        snprintf(
-            devargs, sizeof(devargs),
-            "net_af_xdp0,iface=%s,start_queue=0,queue_count=1,busy_budget=0",
-            rt_cfg.iface);
+        snprintf(devargs, sizeof(devargs),
+                 "net_af_xdp0,iface=%s,start_queue=0,queue_count=%u,busy_"
+                 "budget=0",
+                 rt_cfg.iface, rt_cfg.queues);
     else
-        snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=1",
-                 rt_cfg.iface);
+        snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=%u",
+                 rt_cfg.iface, rt_cfg.queues);
     rt__port_fds_scan_begin();
     rc = rt__eal_probe(devargs, &port_id);
     if (rc != 0) {
@@ -83,8 +86,9 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         rt__eal_remove(port_id);
         return rc;
     }
-    snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s",
-             driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet", rt_cfg.iface);
+    snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s",
+             driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet", rt_cfg.iface,
+             rt__port.nq > 1 ? rt__port_queues_desc() : "");
     return 0;
 }
 
@@ -140,8 +144,10 @@ start_port(uint32_t *csum, uint8_t mac[6])
                 RT_ERR("start",
                        "ACCEL_IFACE=%s: af_xdp did not start (%s); set "
                        "ACCEL_DRIVER=auto or af_packet, or check that the "
-                       "interface is single-queue (ethtool -L %s rx 1 tx 1)",
-                       rt_cfg.iface, strerror(-rc), rt_cfg.iface);
+                       "interface has ACCEL_QUEUES=%u queues (ethtool -L %s "
+                       "combined %u; veth has none: use af_packet)",
+                       rt_cfg.iface, strerror(-rc), rt_cfg.queues, rt_cfg.iface,
+                       rt_cfg.queues);
             return rc;
         }
         RT_INFO("start", "af_xdp on %s failed (%s); trying af_packet",

@@ -63,6 +63,27 @@ flow_of(const struct tcp_pcb *pcb, struct stk_flow *f)
     f->rport = pcb->remote_port;
 }
 
+bool
+stk_flow_active(const struct stk_flow *f)
+{
+    ip4_addr_t l, r;
+    struct tcp_pcb *p = NULL;
+
+    ip4_addr_set_u32(&l, f->lip);
+    ip4_addr_set_u32(&r, f->rip);
+#ifdef STK_PCB_HASH_OFF
+    for (p = tcp_active_pcbs; p != NULL; p = p->next)
+#else
+    while ((p = stk_pcb_hash_lookup(&tcp_active_pcbs, p, &l, f->lport, &r,
+                                    f->rport)) != NULL)
+#endif
+        if (p->local_port == f->lport && p->remote_port == f->rport &&
+            ip4_addr_get_u32(&p->remote_ip) == f->rip &&
+            ip4_addr_get_u32(&p->local_ip) == f->lip)
+            return true;
+    return false;
+}
+
 void
 stk__flow_note(const struct tcp_pcb *pcb, bool add, bool tw)
 {

@@ -199,6 +199,10 @@ void stk_each_flow(void (*fn)(void *ctx, const struct stk_flow *f,
  *  parent's. */
 void stk_fork_freeze(bool child);
 
+/** True if this stack's demux holds f as a live connection (not frozen,
+ *  not TIME-WAIT): a segment of it is this process's to input. */
+bool stk_flow_active(const struct stk_flow *f);
+
 /** True (and *f filled) if s is a frozen connection. */
 bool stk_sock_frozen(const struct stk_sock *s, struct stk_flow *f);
 /** This process claimed it: back into lwIP's lists. */
