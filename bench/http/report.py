@@ -56,6 +56,37 @@ def find(points, series, conns, keepalive):
     return None
 
 
+def rounds_of(points):
+    return sorted({p.get("round", 1) for p in points})
+
+
+def median_points(points):
+    """One point per (series, conns, keepalive): the round with the median
+    req/s among the rounds that worked (the lower middle for an even
+    count), or a failed one when none worked; each keeps every round's
+    req/s in round_rps (None: that round failed)."""
+    groups = {}
+    for p in points:
+        groups.setdefault((p["series"], p["conns"], p["keepalive"]), []).append(p)
+    out = []
+    for grp in groups.values():
+        grp.sort(key=lambda p: p.get("round", 1))
+        ok = sorted((p for p in grp if p["ok"] and p["rps"] is not None),
+                    key=lambda p: p["rps"])
+        m = dict(ok[(len(ok) - 1) // 2] if ok else grp[0])
+        m["round_rps"] = [p["rps"] if p["ok"] else None for p in grp]
+        out.append(m)
+    return out
+
+
+def median(values):
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
 def ratios(points, topo_series):
     """accel / kernel of every metric, for every accelerated point."""
     out = []
@@ -68,14 +99,21 @@ def ratios(points, topo_series):
     return out
 
 
-def targets(points, rat, topo_series, meta):
+def targets(points, rat, topo_series, meta, round_rat=None):
+    """The issue's targets, from the ratios of the run (one round), or with
+    several rounds the median of the per-round ratios (round_rat: one
+    ratios() list per round), each round's ratio kept in per_round."""
     out = []
     for topo, text, series, (conns, ka), metric, op, bound in TARGETS:
         if series not in topo_series:
             continue
-        r = next((x for x in rat if x["topology"] == topo and x["conns"] == conns
-                  and x["keepalive"] == ka), None)
-        v = r[metric] if r else None
+
+        def pick(rs):
+            r = next((x for x in rs if x["topology"] == topo and x["conns"] == conns
+                      and x["keepalive"] == ka), None)
+            return r[metric] if r else None
+        per_round = [pick(rs) for rs in round_rat] if round_rat else None
+        v = median(per_round) if round_rat else pick(rat)
         if v is None:
             why = []
             for s in (series, KERNEL):
@@ -88,7 +126,10 @@ def targets(points, rat, topo_series, meta):
             busy = [other_pct(find(points, s, conns, ka), meta) or 0.0 for s in (series, KERNEL)]
             if max(busy) > DISTURBED_PCT:
                 status += " (disturbed: other work took %.0f %% of the machine)" % max(busy)
-        out.append({"topology": topo, "target": text, "ratio": v, "status": status})
+        t = {"topology": topo, "target": text, "ratio": v, "status": status}
+        if per_round is not None:
+            t["per_round"] = per_round
+        out.append(t)
     return out
 
 
@@ -126,14 +167,26 @@ def perf_section(meta, series):
                 "same way.", ""] if series == "accel_a" else [])
 
 
-def write_md(path, meta, points, rat, tg, stats, topo_series):
+def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
     dur = int(meta["duration_s"])
     L = ["# HTTP benchmark %s" % meta["stamp"], ""] + smoke_note(meta)
-    L += ["## Targets (issue 3)", "", "| topology | target | accel / kernel | status |",
-          "|---|---|---:|---|"]
-    for t in tg:
-        L.append("| %s | %s | %s | %s |" % (t["topology"], t["target"],
-                                            fmt(t["ratio"], "%.2f"), t["status"]))
+    nr = int(meta.get("rounds", "1"))
+    if nr > 1:
+        L += ["## Targets (issue 3)", "",
+              "%d rounds (kernel, A, B, then again): each ratio is the median of the "
+              "rounds' ratios, each round's accel against that round's kernel." % nr, "",
+              "| topology | target | accel / kernel (median) | per round | status |",
+              "|---|---|---:|---|---|"]
+        for t in tg:
+            L.append("| %s | %s | %s | %s | %s |" % (
+                t["topology"], t["target"], fmt(t["ratio"], "%.2f"),
+                ", ".join(fmt(x, "%.2f") for x in t.get("per_round", [])), t["status"]))
+    else:
+        L += ["## Targets (issue 3)", "", "| topology | target | accel / kernel | status |",
+              "|---|---|---:|---|"]
+        for t in tg:
+            L.append("| %s | %s | %s | %s |" % (t["topology"], t["target"],
+                                                fmt(t["ratio"], "%.2f"), t["status"]))
     model = ("master + `worker_processes 1` (stock process model)"
              if meta["master_process"] == "on" else "`master_process off` (one process)")
     L += ["", "## Conditions", "", machine_line(meta),
@@ -182,10 +235,13 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
     for topo, series, desc in TOPOLOGIES:
         if series not in topo_series:
             continue
-        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline.", "",
+        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline." + (
+            " Each row is the point's median round (by req/s); *rounds* lists every "
+            "round's req/s." if nr > 1 else ""), "",
               "| point | side | req/s | p50 us | p99 us | wrk errors | server CPU s / 100k "
-              "| client CPU s / 100k | client busy % | other work % |",
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+              "| client CPU s / 100k | client busy % | other work % |" + (
+                  " rounds |" if nr > 1 else ""),
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---|" if nr > 1 else "")]
         for conns, ka in ((1, True), (32, True), (256, True), (32, False)):
             for s in (KERNEL, series):
                 p = find(points, s, conns, ka)
@@ -193,14 +249,16 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
                 if p is None:
                     continue
                 if not p["ok"]:
-                    L.append(failed_row(10, row_label(conns, ka), side))
+                    L.append(failed_row(10 + (nr > 1), row_label(conns, ka), side))
                     continue
                 L.append("| %s | %s | %.0f | %s | %s | %d | %s | %s | %s | %s |" % (
                     row_label(conns, ka), side, p["rps"], fmt(p["p50_us"], "%.0f"),
                     fmt(p["p99_us"], "%.0f"), sum(p["errors"].values()),
                     fmt(p["server_cpu_s_per_100k"], "%.3f"),
                     fmt(p["client_cpu_s_per_100k"], "%.3f"), fmt(client_busy(p), "%.0f"),
-                    fmt(other_pct(p, meta), "%.0f")))
+                    fmt(other_pct(p, meta), "%.0f")) + (
+                        " %s |" % ", ".join(fmt(x, "%.0f") for x in p["round_rps"])
+                        if nr > 1 else ""))
         L += ["", "Client busy %: the load generator's CPU time over the point's wall time "
               "(one wrk thread on its own CPU). Near 100 %, the point measures the client as "
               "much as the server: a faster server cannot raise its req/s.",
@@ -215,8 +273,9 @@ def write_md(path, meta, points, rat, tg, stats, topo_series):
                     fmt(r["client_cpu_s_per_100k"], "%.2f")))
         L.append("")
 
-    L += failed_notes(points, lambda p: "%s %s" % (p["series"],
-                                                    label(p["conns"], p["keepalive"])))
+    L += failed_notes(all_points or points, lambda p: "%s %s%s" % (
+        p["series"], label(p["conns"], p["keepalive"]),
+        " (round %d)" % p["round"] if nr > 1 else ""))
     perf = []
     for _, series, _ in TOPOLOGIES:
         perf += perf_section(meta, series)
@@ -263,8 +322,10 @@ def write_png(path, meta, points, topo_series):
                 ax.legend(handles=[Patch(color="tab:blue", label="kernel"),
                                    Patch(color="tab:orange", label="accel")], fontsize=8)
     save_fig(fig, path, "nginx, kernel vs accel: A = kernel wrk -> accel nginx (af_xdp), "
-             "B = accel wrk -> accel nginx (memif); %s, %s s per point" % (
-                 meta["stamp"], meta["duration_s"]))
+             "B = accel wrk -> accel nginx (memif); %s, %s s per point%s" % (
+                 meta["stamp"], meta["duration_s"],
+                 ", median of %s rounds" % meta["rounds"] if meta.get("rounds", "1") != "1"
+                 else ""))
 
 
 def main():
@@ -275,8 +336,15 @@ def main():
         "wrk": cmd("sh", "-c", "wrk -v 2>&1 | head -1").split(" Copyright")[0],
     })
     topo_series = measured_series(meta, TOPOLOGIES)
+    all_points = points
+    rounds = rounds_of(points)
+    round_rat = None
+    if len(rounds) > 1:
+        round_rat = [ratios([p for p in points if p.get("round", 1) == r], topo_series)
+                     for r in rounds]
+        points = median_points(points)
     rat = ratios(points, topo_series)
-    tg = targets(points, rat, topo_series, meta)
+    tg = targets(points, rat, topo_series, meta, round_rat)
     stats = server_stats(meta)
     doc_meta = {k: v for k, v in meta.items()
                 if not k.startswith(("stats/", "perf_", "nginx_conf_"))}
@@ -285,9 +353,9 @@ def main():
     doc_meta["server_accel_stats"] = stats
     doc_meta["perf"] = {s: read(meta["perf_" + s]) for _, s, _ in TOPOLOGIES
                         if "perf_" + s in meta}
-    write_json(base + ".json", {"meta": doc_meta, "points": points, "ratios": rat,
+    write_json(base + ".json", {"meta": doc_meta, "points": all_points, "ratios": rat,
                                 "targets": tg})
-    write_md(base + ".md", meta, points, rat, tg, stats, topo_series)
+    write_md(base + ".md", meta, points, rat, tg, stats, topo_series, all_points)
     write_png(base + ".png", meta, points, topo_series)
     return 0
 

@@ -21,7 +21,7 @@
 # Writes <out>/http-<date>.json, .md (conditions, tables, ratios accel/kernel,
 # the issue's targets met/missed) and .png (accel vs kernel, every point).
 #
-# usage: bench/http/run.sh [--smoke] [--duration S] [--out DIR]
+# usage: bench/http/run.sh [--smoke] [--duration S] [--out DIR] [--rounds N]
 #                          [--single-process] [--perf] [--topology A|B|all]
 #   --smoke           2 s per point (CI: checks that the pipeline produces
 #                     its files; a failed accelerated point is only reported)
@@ -33,16 +33,29 @@
 #                     `perf record -g` on the nginx worker; the top of
 #                     `perf report --no-children` goes into the .md
 #   --topology T      A, B or all (default); the kernel series always runs
+#   --rounds N        run the series N times, one round after the other
+#                     (kernel, A, B; kernel, A, B; ...): the tables show
+#                     each point's median round, and each target the median
+#                     of its per-round ratios (each round's accel against
+#                     that round's kernel) with every round's ratio. This
+#                     VM's run-to-run spread is +-10 %; 3 rounds make a
+#                     verdict near a bound meaningful. Default 1.
 # Exit: 0 when every file was written and every point worked (--smoke: every
 # kernel point), 1 otherwise, 4 when not root.
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/../lib/common.sh"
 SINGLE=0
 PERF=0
+ROUNDS=1
 while [[ $# -gt 0 ]]; do
     OPT_SHIFT=1
     case $1 in
     --single-process) SINGLE=1 ;;
+    --rounds)
+        ROUNDS=${2-}
+        OPT_SHIFT=2
+        [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || { echo "--rounds: a count from 1 to 99" >&2; exit 2; }
+        ;;
     --perf) PERF=1 ;;
     --memif) ;; # topology B always runs now; kept for old command lines
     *) bench_opt "$@" ;;
@@ -186,6 +199,7 @@ server_died() { echo "nginx $SPID $(exit_status "$SPID"); $(kernel_says "$SPID")
 # point_failed SERIES CONNS KA REASON: record a point that was not run.
 point_failed() {
     "$PY" "$HERE/wrkparse.py" --series "$1" --conns "$2" --keepalive "$3" --failed "$4" \
+        --round "$ROUND" \
         --log-prefix "[$TEST_NAME] " >>"$RAW"
 }
 
@@ -200,7 +214,7 @@ wrk_cmd() {
 
 # wrk_point SERIES CONNS KA [NOTE]: one point against the running server.
 wrk_point() {
-    local series=$1 conns=$2 ka=$3 note=${4:-} f=$T/wrk-$1-$2-$3 t0 t1 why="" errl
+    local series=$1 conns=$2 ka=$3 note=${4:-} f=$T/wrk-$1-$2-$3-r$ROUND t0 t1 why="" errl
     errl=$(lines "$T/$SNAME.error.log")
     t0=$(server_ticks)
     wrk_cmd "$conns" "$ka"
@@ -219,6 +233,7 @@ wrk_point() {
             nolog | tail -3 | sed 's/^[0-9/]* [0-9:]* //' | paste -sd'|' | cut -c1-400)"
     fi
     "$PY" "$HERE/wrkparse.py" --series "$series" --conns "$conns" --keepalive "$ka" --wrk "$f.txt" \
+        --round "$ROUND" \
         --client-cpu "$f.cpu" ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${why:+--failed "$why"} \
         ${note:+--note "$note"} "${MACHINE_ARGS[@]}" --log-prefix "[$TEST_NAME] " >>"$RAW"
 }
@@ -282,7 +297,7 @@ run_series() {
         fi
         wrk_point "$series" ${p% *} ${p#* } "$note"
         # Profile before the close point, which leaves TIME-WAIT state behind.
-        if [[ $p == "32 1" && $series != kernel ]] && ((PERF)); then
+        if [[ $p == "32 1" && $series != kernel ]] && ((PERF && ROUND == 1)); then
             perf_point "$series"
         fi
     done
@@ -290,23 +305,28 @@ run_series() {
 }
 
 lab_up
-log "points of $DUR s; wrk on CPU $CPU_CLIENT, nginx (master_process $MASTER) on CPU $CPU_SERVER"
+log "points of $DUR s, $ROUNDS round(s); wrk on CPU $CPU_CLIENT, nginx (master_process" \
+    "$MASTER) on CPU $CPU_SERVER"
 meta_conditions
 meta master_process "$MASTER"
+meta rounds "$ROUNDS"
 
-# kernel series: the same veth, with the kernel IP for this series only
-with_kernel_ip run_series kernel K "http://$AIP/"
-
-# topology A: kernel wrk, nginx under accel-run (af_xdp on the same veth)
-[[ $TOPO == B ]] || run_series accel_a K "http://$AIP/"
-
-# topology B: wrk and nginx both under accel-run over memif in accel-m
 MEMIF_SOCK=$T/bench-memif.sock
 MEMIF_SERVER_ENV=("ACCEL_VDEV=net_memif0,role=server,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_SRV/24")
-[[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
-    "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+    ((ROUNDS == 1)) || log "round $ROUND of $ROUNDS"
+    # kernel series: the same veth, with the kernel IP for this series only
+    with_kernel_ip run_series kernel K "http://$AIP/"
+
+    # topology A: kernel wrk, nginx under accel-run (af_xdp on the same veth)
+    [[ $TOPO == B ]] || run_series accel_a K "http://$AIP/"
+
+    # topology B: wrk and nginx both under accel-run over memif in accel-m
+    [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
+        "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
+done
 
 bench_report
-check_points '{series} c={conns} keepalive={keepalive:d}'
+check_points '{series} c={conns} keepalive={keepalive:d} round {round}'
 cat "$BASE.md"
 finish

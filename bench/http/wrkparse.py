@@ -44,10 +44,12 @@ def main():
     ap.add_argument("--conns", type=int, required=True)
     ap.add_argument("--keepalive", type=int, required=True)
     ap.add_argument("--wrk")
+    ap.add_argument("--round", type=int, default=1)
     add_cpu_args(ap)
     a = ap.parse_args()
 
-    p = {"series": a.series, "conns": a.conns, "keepalive": bool(a.keepalive), "ok": True,
+    p = {"series": a.series, "conns": a.conns, "keepalive": bool(a.keepalive),
+         "round": a.round, "ok": True,
          "reason": None, "note": a.note, "rps": None, "p50_us": None, "p99_us": None,
          "requests": 0, "errors": None, "server_cpu_s": None, "client_cpu_s": None,
          "server_cpu_s_per_100k": None, "client_cpu_s_per_100k": None, "other_cpu_s": None,

@@ -17,6 +17,8 @@
 #     request reached the backend;
 #   * kill -9 of a worker: its queue is released, the worker the master
 #     starts takes it, and both queues serve again;
+#   * 3 x `nginx -s reload` under a `Connection: close` wrk: no error; once
+#     the old workers have left, the new ones own the two queues and serve;
 #   * at quit, from the ACCEL_STATS dumps: each worker received most of its
 #     frames on its own queue with no port lock (share_fast_local at least
 #     half its rx_frames), frames handed between the workers stay few, and
@@ -119,6 +121,41 @@ if ngx_gate "2 workers, 2 queues" "$pid" 2 "$E"; then
         check_ge "worker $w served after the kill" "$(grep -c "^$w 200 /hello" "$T/two.access.log")" 100
     done
     check_conns_closed "2 queues"
+
+    log "3 x nginx -s reload under wrk (Connection: close)"
+    bg_start rl K timeout 60 wrk -t1 -c16 -d7s --timeout "$WRK_TIMEOUT" -H 'Connection: close' \
+        "http://$AIP/hello"
+    sleep 1
+    for i in 1 2 3; do
+        check "reload $i accepted" ngx_signal "$T/two.conf" reload
+        sleep 1.5
+    done
+    wait "$(bg_pid rl)"
+    check_eq "reload wrk: exit status" "$?" 0
+    wrk_clean "Connection: close c16 during 3 reloads" "$T/rl.out" 500
+    # The old workers leave once their connections are done; the new ones
+    # take the queues they release.
+    cur_owners() {
+        local q o ws
+        ws=$(ngx_workers "$pid" | tr '\n' ' ')
+        for q in 0 1; do
+            o=$(owner_of $q "$E" | tail -1)
+            grep -qw "${o:-none}" <<<"$ws" || return 1
+        done
+        [[ $(owner_of 0 "$E" | tail -1) != $(owner_of 1 "$E" | tail -1) ]]
+    }
+    if busywait 15000 cur_owners; then
+        pass "after the reloads, each queue is owned by a different current worker"
+    else
+        check_fail "after the reloads: workers $(ngx_workers "$pid" | tr '\n' ' '), queue 0 last" \
+            "taken by $(owner_of 0 "$E" | tail -1), queue 1 by $(owner_of 1 "$E" | tail -1)"
+    fi
+    : >"$T/two.access.log"
+    wrk_run afterrl -c32 -d3s "http://$AIP/hello"
+    wrk_clean "keep-alive c32 after the reloads" "$T/afterrl.txt" 1000
+    for w in $(ngx_workers "$pid"); do
+        check_ge "worker $w (after the reloads) served" "$(grep -c "^$w 200 /hello" "$T/two.access.log")" 100
+    done
 
     NGX_LOG_ALLOW="exited on signal 9"
     check_eq "no alert in the error log" "$(ngx_bad_log "$E" | head -3)" ""
