@@ -408,6 +408,33 @@ fast_local(const struct rte_mbuf *m)
     return stk_flow_active(&f);
 }
 
+/* A received burst: bad frames dropped, segments of this process's live
+ * connections input, the rest moved to the front of pkts, in order, for
+ * dispatch: returns how many. */
+static uint16_t
+take_own(struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes)
+{
+    uint16_t rest = 0;
+
+    for (uint16_t i = 0; i < n; i++) {
+        struct rte_mbuf *m = pkts[i];
+
+        if (i + 1 < n)
+            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+        *bytes += m->pkt_len;
+        if (frame_bad(m)) {
+            RT_STAT_INC(rx_drop_stack);
+            rte_pktmbuf_free(m);
+        } else if (fast_local(m)) {
+            RT_STAT_INC(share_fast_local);
+            local(m, 0);
+        } else {
+            pkts[rest++] = m;
+        }
+    }
+    return rest;
+}
+
 /* Whether this process polls queue q (several queues): its own, and any
  * nobody owns. */
 static bool
@@ -451,8 +478,8 @@ queue_free(void)
 static int
 rx_queues(uint64_t now, uint64_t *bytes)
 {
-    struct rte_mbuf *pkts[RT__MAX_BURST], *slow[RT__MAX_BURST];
-    uint16_t n = 0, ns = 0, start;
+    struct rte_mbuf *pkts[RT__MAX_BURST];
+    uint16_t n = 0, ns, start;
     bool flush = rt__tx_due();
 
     if (rt__sh_myq < 0 && !rt__is_progress && queue_free() && serves_any()) {
@@ -478,27 +505,12 @@ rx_queues(uint64_t now, uint64_t *bytes)
                               (uint16_t)(rt__port.burst - n));
         rt__sh_q_unlock(q);
     }
-    for (uint16_t i = 0; i < n; i++) {
-        struct rte_mbuf *m = pkts[i];
-
-        if (i + 1 < n)
-            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-        *bytes += m->pkt_len;
-        if (frame_bad(m)) {
-            RT_STAT_INC(rx_drop_stack);
-            rte_pktmbuf_free(m);
-        } else if (fast_local(m)) {
-            RT_STAT_INC(share_fast_local);
-            local(m, 0);
-        } else {
-            slow[ns++] = m;
-        }
-    }
+    ns = take_own(pkts, n, bytes);
     if (ns > 0) {
         rt__sh_port_lock();
         rt__sh_ops_apply();
         for (uint16_t i = 0; i < ns; i++)
-            dispatch(slow[i]);
+            dispatch(pkts[i]);
         rt__sh_ops_apply();
         rt__sh_port_unlock();
     }
@@ -513,7 +525,7 @@ int
 rt__share_rx(uint64_t now, uint64_t *bytes)
 {
     struct rte_mbuf *pkts[RT__MAX_BURST];
-    uint16_t n;
+    uint16_t n, ns;
 
     if (rt__port.nq > 1)
         return rx_queues(now, bytes);
@@ -541,22 +553,9 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     }
     n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
-    for (uint16_t i = 0; i < n; i++) {
-        struct rte_mbuf *m = pkts[i];
-
-        if (i + 1 < n)
-            rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-        *bytes += m->pkt_len;
-        if (frame_bad(m)) {
-            RT_STAT_INC(rx_drop_stack);
-            rte_pktmbuf_free(m);
-        } else if (fast_local(m)) {
-            RT_STAT_INC(share_fast_local);
-            local(m, 0);
-        } else {
-            dispatch(m);
-        }
-    }
+    ns = take_own(pkts, n, bytes);
+    for (uint16_t i = 0; i < ns; i++)
+        dispatch(pkts[i]);
     rt__sh_ops_apply();
     if (flush || rt__tx_due())
         rt__tx_flush_locked();
