@@ -171,6 +171,24 @@ pl_sock_live(struct pl_sock *s)
     return revalidate(s, cur);
 }
 
+bool
+pl_sock_meta(struct pl_sock *s)
+{
+    unsigned int cur;
+
+    if (pl_sock_state(s) != PL_SOCK_ACCEL || atomic_load(&s->dead) ||
+        !rt_started())
+        return false;
+    cur = atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed);
+    /* A UDP socket has nothing to claim: revalidating it registers it as
+     * served, as before. A TCP socket is read as it is (a frozen
+     * connection's copy holds its addresses and options). */
+    if (atomic_load_explicit(&s->epoch, memory_order_relaxed) == cur ||
+        s->type != SOCK_STREAM)
+        return pl_sock_live(s);
+    return true;
+}
+
 void
 pl_sock_accept_wait(struct pl_sock *s, bool on, bool accept)
 {

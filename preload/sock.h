@@ -88,6 +88,12 @@ pl_sock_state(const struct pl_sock *s)
  *  claimed for this process, or found taken by another (then the socket
  *  is dead here: EBADF, as for a fork child on the kernel). */
 bool pl_sock_live(struct pl_sock *s);
+/** Like pl_sock_live for calls that only read a socket's names or
+ *  options (getsockname, getpeername, getsockopt): a connection copied by
+ *  fork is answered from this process's copy and not claimed, so a
+ *  process that only asks, as socat's child for SOCAT_PEERADDR and the
+ *  like, never takes the connection from the process using it. */
+bool pl_sock_meta(struct pl_sock *s);
 
 /** A blocking accept (accept true) or poll/epoll wait on the listener s
  *  starts/ends: the runtime hands new connections to waiting processes

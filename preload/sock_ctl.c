@@ -581,7 +581,7 @@ pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name, void *val,
 {
     int rc;
 
-    if (!pl_sock_live(s) ||
+    if (!pl_sock_meta(s) ||
         (level == SOL_SOCKET &&
          (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
           name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)))
@@ -602,7 +602,7 @@ pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
 {
     int rc;
 
-    if (!pl_sock_live(s))
+    if (!pl_sock_meta(s))
         return (int)pl_sysret(peer ? libc_getpeername(fd, a, len)
                                    : libc_getsockname(fd, a, len));
     if (a == NULL || len == NULL)

@@ -324,8 +324,11 @@ rt__port_intr_arm(void)
 
     if (intr_fd < 0)
         return -ENOTSUP;
+    /* Only the queues this process sleeps on: another owner's interrupt
+     * is its own to arm and disarm. */
     for (uint16_t q = 0; q < rt__port.nwait && rc == 0; q++)
-        rc = rte_eth_dev_rx_intr_enable(rt__port.port_id, q);
+        if (rt__share_watches_queue(q))
+            rc = rte_eth_dev_rx_intr_enable(rt__port.port_id, q);
     return rc;
 }
 
@@ -337,6 +340,8 @@ rt__port_intr_disarm(void)
     if (intr_fd < 0)
         return;
     for (uint16_t q = 0; q < rt__port.nwait; q++) {
+        if (!rt__share_watches_queue(q))
+            continue;
         rte_eth_dev_rx_intr_disable(rt__port.port_id, q);
         while (syscall(SYS_read, rt__port.wait_fds[q], &v, sizeof(v)) ==
                sizeof(v))

@@ -408,11 +408,13 @@ fast_local(const struct rte_mbuf *m)
     return stk_flow_active(&f);
 }
 
-/* A received burst: bad frames dropped, segments of this process's live
- * connections input, the rest moved to the front of pkts, in order, for
- * dispatch: returns how many. */
+/* A received burst: bad frames dropped and, with own set (several
+ * queues), segments of this process's live connections input; the rest
+ * moved to the front of pkts, in order, for dispatch: returns how many.
+ * With one queue every frame is dispatched in arrival order through the
+ * flow table. */
 static uint16_t
-take_own(struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes)
+take_own(struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes, bool own)
 {
     uint16_t rest = 0;
 
@@ -425,7 +427,7 @@ take_own(struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes)
         if (frame_bad(m)) {
             RT_STAT_INC(rx_drop_stack);
             rte_pktmbuf_free(m);
-        } else if (fast_local(m)) {
+        } else if (own && fast_local(m)) {
             RT_STAT_INC(share_fast_local);
             local(m, 0);
         } else {
@@ -505,7 +507,7 @@ rx_queues(uint64_t now, uint64_t *bytes)
                               (uint16_t)(rt__port.burst - n));
         rt__sh_q_unlock(q);
     }
-    ns = take_own(pkts, n, bytes);
+    ns = take_own(pkts, n, bytes, true);
     if (ns > 0) {
         rt__sh_port_lock();
         rt__sh_ops_apply();
@@ -553,7 +555,7 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     }
     n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
-    ns = take_own(pkts, n, bytes);
+    ns = take_own(pkts, n, bytes, false);
     for (uint16_t i = 0; i < ns; i++)
         dispatch(pkts[i]);
     rt__sh_ops_apply();
