@@ -300,6 +300,14 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
     return 0;
 }
 
+/* This process leaves a port that others still share (exit): the mbufs it
+ * kept back for its own sends go back to the pool, which outlives it. */
+void
+rt__port_leave(void)
+{
+    stash_drain();
+}
+
 void
 rt__port_close(uint16_t port_id)
 {

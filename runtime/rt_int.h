@@ -71,6 +71,7 @@ int rt__eal_first_port(uint16_t *port_id);
 extern int rt__port_fail_level;
 int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
                   uint32_t *csum_flags, uint8_t mac[6]);
+void rt__port_leave(void);
 void rt__port_close(uint16_t port_id);
 /** ", N queues" for the port's description. */
 const char *rt__port_queues_desc(void);

@@ -21,6 +21,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "log.h"
 #include "rt.h"
@@ -33,12 +34,43 @@ uint64_t rt__sh_wake_mask;
 
 /* ---- dispatch (port lock and stack lock held) ------------------------- */
 
+/* Frames parked in another process's ring hold mbufs of the shared pool
+ * until that process polls. One that does not (busy outside the library,
+ * stopped by a debugger) must not drain the pool: the port needs free
+ * mbufs to take any frame at all (af_xdp refills its fill ring before it
+ * reads), and a dry pool stops every process of the port, ARP included,
+ * with their waits spinning on a receive ring nobody can read. Below an
+ * eighth free, such a frame is dropped as a full ring would drop it (TCP
+ * sends it again). */
+static bool
+pool_low(void)
+{
+    static bool logged;
+    unsigned avail = rte_mempool_avail_count(rt__port.pool);
+
+    if (avail >= rt__port.pool->size / 8)
+        return false;
+    if (!logged) {
+        logged = true;
+        RT_WARN("share",
+                "mbuf pool low (%u of %u free): frames for processes that do "
+                "not poll are dropped; raise ACCEL_MBUFS if this is the load",
+                avail, rt__port.pool->size);
+    }
+    RT_STAT_INC(share_drop_lowmem);
+    return true;
+}
+
 static void
 give(int slot, struct rte_mbuf *m, uint32_t lid)
 {
     struct sh_slot *s = &rt__sh->slot[slot];
 
     m->hash.usr = lid;
+    if (pool_low()) {
+        rte_pktmbuf_free(m);
+        return;
+    }
     if (atomic_load_explicit(&s->state, memory_order_relaxed) != SLOT_LIVE ||
         !rt__sh_ring_put(&s->rx, m)) {
         atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
@@ -490,8 +522,9 @@ rx_queues(uint64_t now, uint64_t *bytes)
         rt__sh_port_unlock();
     }
     if (rt__sh_nops > 0 ||
-        now - __atomic_load_n(&rt__sh->last_sweep_ns, __ATOMIC_RELAXED) >=
-            SWEEP_NS) {
+        (int64_t)(now -
+                  __atomic_load_n(&rt__sh->last_sweep_ns, __ATOMIC_RELAXED)) >=
+            (int64_t)SWEEP_NS) {
         rt__sh_port_lock();
         rt__sh_ops_apply();
         rt__sh_sweep(now);

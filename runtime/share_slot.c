@@ -131,11 +131,19 @@ rt__sh_slot_alive(int i)
     return maps_have_region(pid);
 }
 
+/* now: the caller's clock reading, taken before the port lock. Times
+ * written by other processes under the lock may be later than it: they
+ * are compared signed, and a reservation's age is measured with the clock
+ * read here, under the lock. (A reservation judged against an earlier
+ * reading looked ~2^64 ns old: the slot was freed while its child was
+ * starting and given to a second child; the first child's exit then
+ * cleaned up the second's connections.) */
 void
 rt__sh_sweep(uint64_t now)
 {
-    if (now - rt__sh->last_sweep_ns < SWEEP_NS)
+    if ((int64_t)(now - rt__sh->last_sweep_ns) < (int64_t)SWEEP_NS)
         return;
+    now = rt_now_ns();
     rt__sh->last_sweep_ns = now;
     for (int i = 0; i < SH_SLOTS; i++) {
         int st = atomic_load(&rt__sh->slot[i].state);
@@ -143,7 +151,8 @@ rt__sh_sweep(uint64_t now)
         if (i == rt__sh_me || st == SLOT_FREE)
             continue;
         if (st == SLOT_RESERVED) {
-            if (now - rt__sh->slot[i].reserved_ns > RESERVE_TIMEOUT_NS)
+            if ((int64_t)(now - rt__sh->slot[i].reserved_ns) >
+                (int64_t)RESERVE_TIMEOUT_NS)
                 atomic_store(&rt__sh->slot[i].state, SLOT_FREE);
             continue;
         }

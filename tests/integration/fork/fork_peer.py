@@ -28,6 +28,9 @@ kill IP PORT NCONN NNEW
     child holding the first; its connections must see EOF or RST on the
     next send/recv (not a timeout); the others must still echo; NNEW new
     connections must be served by surviving children.
+udpflood IP PORT COUNT
+    Send COUNT datagrams of 1000 bytes to IP:PORT as fast as the socket
+    takes them. Prints "sent N".
 Failures print "FAIL: ..." and exit 1.
 """
 import hashlib
@@ -333,8 +336,22 @@ def kill_test(ip, port, nconn, nnew):
     print("ok: %d new connections served by %s" % (nnew, sorted(newpids)), flush=True)
 
 
+def udpflood(ip, port, count):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    payload = b"x" * 1000
+    n = 0
+    for _ in range(int(count)):
+        try:
+            s.sendto(payload, (ip, int(port)))
+            n += 1
+        except OSError:
+            time.sleep(0.001)
+    print("sent %d" % n, flush=True)
+
+
 def main():
     cmds = {
+        "udpflood": (udpflood, 3),
         "echo-server": (echo_server, 3),
         "echo-client": (echo_client, 3),
         "batches": (batches, 4),
