@@ -41,7 +41,6 @@ int rt__port_fail_level = RT_LOG_ERROR;
 
 static int intr_fd = -1; /* rx interrupt eventfd, RT__WAIT_INTR only */
 
-static void stash_drain(void);
 
 static int
 create_pool(const struct rt_cfg *cfg, bool packed)
@@ -300,20 +299,12 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
     return 0;
 }
 
-/* This process leaves a port that others still share (exit): the mbufs it
- * kept back for its own sends go back to the pool, which outlives it. */
-void
-rt__port_leave(void)
-{
-    stash_drain();
-}
-
 void
 rt__port_close(uint16_t port_id)
 {
     if (rt__port.up) {
         rt__tx_flush();
-        stash_drain();
+        rt__stash_drain(rt__stash);
         rt__port_stats_snapshot();
         rte_eth_dev_stop(port_id);
     }
@@ -363,14 +354,16 @@ rt__port_intr_disarm(void)
  * (stack lock held). The pool is a FIFO ring with no per-lcore cache
  * (fork safety), so a fresh allocation returns the coldest of its 16k
  * mbufs and the first write to it is a cache miss; the mbuf that just
- * carried a request is hot. LIFO, bounded, drained at port close. */
-#define STASH_MAX 64
-static struct rte_mbuf *stash[STASH_MAX];
-static unsigned nstash;
+ * carried a request is hot. LIFO, bounded, drained at port close and
+ * when the process leaves a shared port (rt__stash in rt_int.h). */
+static struct rt__stash own_stash;
+struct rt__stash *rt__stash = &own_stash;
 
 void
 rt__mbuf_recycle(struct rte_mbuf *m)
 {
+    struct rt__stash *st = rt__stash;
+
     if (m->nb_segs != 1 || m->pool != rt__port.pool || !rt__port.up) {
         rte_pktmbuf_free(m);
         return;
@@ -378,17 +371,29 @@ rt__mbuf_recycle(struct rte_mbuf *m)
     m = rte_pktmbuf_prefree_seg(m);
     if (m == NULL)
         return; /* still referenced elsewhere */
-    if (nstash < STASH_MAX)
-        stash[nstash++] = m;
+    if (st->n < RT__STASH_MAX)
+        st->m[st->n++] = m;
     else
         rte_mbuf_raw_free(m);
 }
 
-static void
-stash_drain(void)
+void
+rt__stash_drain(struct rt__stash *st)
 {
-    while (nstash > 0)
-        rte_mbuf_raw_free(stash[--nstash]);
+    while (st->n > 0)
+        rte_mbuf_raw_free(st->m[--st->n]);
+}
+
+void
+rt__stash_move(struct rt__stash *st)
+{
+    if (st == NULL)
+        st = &own_stash;
+    if (st == rt__stash)
+        return;
+    *st = *rt__stash;
+    rt__stash->n = 0;
+    rt__stash = st;
 }
 
 uint8_t *
@@ -399,8 +404,8 @@ rt__tx_alloc(void *ctx, uint16_t len, void **handle)
     (void)ctx;
     if (!rt__port.up)
         return NULL;
-    if (nstash > 0) {
-        m = stash[--nstash];
+    if (rt__stash->n > 0) {
+        m = rt__stash->m[--rt__stash->n];
         rte_pktmbuf_reset(m);
     } else {
         m = rte_pktmbuf_alloc(rt__port.pool);
@@ -446,7 +451,9 @@ rt__tx_flush(void)
 void
 rt__port_atfork_child(void)
 {
-    nstash = 0;
+    /* The stash it sees is the parent's (its slot's, or a copy): not ours. */
+    own_stash.n = 0;
+    rt__stash = &own_stash;
     rt__port.ntx = 0;
 }
 

@@ -71,7 +71,6 @@ int rt__eal_first_port(uint16_t *port_id);
 extern int rt__port_fail_level;
 int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
                   uint32_t *csum_flags, uint8_t mac[6]);
-void rt__port_leave(void);
 void rt__port_close(uint16_t port_id);
 /** ", N queues" for the port's description. */
 const char *rt__port_queues_desc(void);
@@ -80,6 +79,21 @@ void rt__tx_send(void *ctx, void *handle, uint16_t len);
 void rt__tx_flush(void);
 /** Free a received mbuf, keeping it (hot in cache) for the next tx_alloc. */
 void rt__mbuf_recycle(struct rte_mbuf *m);
+/* The mbufs rt__mbuf_recycle keeps (stack lock held). Once the port is
+ * shared by a fork, this process's stash lives in its slot of the shared
+ * region: the mbufs of a process killed with a full stash go back to the
+ * pool when its slot is cleaned up, instead of being lost with it. */
+#define RT__STASH_MAX 64
+struct rt__stash {
+    uint32_t n;
+    struct rte_mbuf *m[RT__STASH_MAX];
+};
+extern struct rt__stash *rt__stash;
+/** Keep the stash in st from now on (NULL: the process's own), with the
+ *  mbufs it holds. */
+void rt__stash_move(struct rt__stash *st);
+/** Give every mbuf in st back to the pool. */
+void rt__stash_drain(struct rt__stash *st);
 /** Arm the rx interrupt (RT__WAIT_INTR) before a sleep; 0 or -errno. */
 int rt__port_intr_arm(void);
 /** Disarm it after waking, and drain its eventfd. */

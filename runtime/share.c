@@ -270,6 +270,7 @@ region_create(void)
     atomic_store(&rt__sh->slot[0].pid, (int)getpid());
     atomic_store(&rt__sh->slot[0].state, SLOT_LIVE);
     atomic_store(&rt__sh->slot[0].active, true);
+    rt__stash_move(&rt__sh->slot[0].stash);
     rt__sh_port_lock();
     stk_each_flow(publish_flow, NULL);
     for (int i = 0; i < rt__sh_nlsv; i++) {
@@ -363,6 +364,7 @@ rt__share_prepare(void)
         atomic_store(&c->sleepers, 0);
         atomic_store(&c->active, false);
         atomic_store(&c->drops, 0);
+        c->stash.n = 0;
         atomic_store(&c->state, SLOT_RESERVED);
     }
     freeze_frozen_copies();
@@ -389,6 +391,7 @@ rt__share_child(void)
     rt__sh_nlsv = 0;
     rt__sh_wake_mask = 0;
     rt__mf_child();
+    rt__stash_move(&s->stash);
     pthread_mutex_lock(&s->token);
     atomic_store(&s->pid, (int)getpid());
     atomic_store(&s->state, SLOT_LIVE);
@@ -411,7 +414,8 @@ rt__share_exit(void)
             atomic_load(&rt__sh->slot[i].state) == SLOT_LIVE &&
             rt__sh_slot_alive(i))
             last = false;
-    rt__sh_slot_cleanup(rt__sh_me);
+    rt__sh_slot_cleanup(rt__sh_me); /* drains the stash too */
+    rt__stash_move(NULL);
     rt__sh_port_unlock();
     rt__shared = false;
     stk_set_flow_ops(NULL);

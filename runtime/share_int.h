@@ -68,6 +68,7 @@ struct sh_slot {
     _Atomic int sleepers;
     _Atomic bool active; /* has polled: gets ARP copies */
     _Atomic uint64_t drops;
+    struct rt__stash stash; /* the process's recycled mbufs (rt_int.h) */
     struct sh_ring rx;
 };
 

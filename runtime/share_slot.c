@@ -1,7 +1,8 @@
 /*
  * Process slots (share_int.h): the holder of the port lock checks the
  * other processes' liveness tokens every SWEEP_NS; a process gone (killed,
- * exited without cleanup, or exec'd) has its ring drained, its connections
+ * exited without cleanup, or exec'd) has its ring and its stash of
+ * recycled mbufs given back to the pool, its connections
  * removed (their peers get a RST from the stack that receives their next
  * segment), its copies of frozen connections released and its services
  * withdrawn.
@@ -36,6 +37,7 @@ rt__sh_slot_cleanup(int i)
 
     while ((m = rt__sh_ring_get(&s->rx)) != NULL)
         rte_pktmbuf_free(m);
+    rt__stash_drain(&s->stash);
     rt__sh_q_release(i);
     for (uint32_t k = 0; k < SH_FLOWS; k++) {
         struct sh_flow *e = &rt__sh->flow[k];

@@ -211,8 +211,6 @@ port_close_at_exit(void)
             if (rt__share_exit() && rt__mf_may_close()) {
                 rt__port_close(port_id);
                 rte_eth_dev_close(port_id);
-            } else {
-                rt__port_leave();
             }
             /* With the port marked down, later calls (the application's
              * own atexit handlers closing sockets) no longer touch DPDK. */

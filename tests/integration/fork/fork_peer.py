@@ -28,6 +28,9 @@ kill IP PORT NCONN NNEW
     child holding the first; its connections must see EOF or RST on the
     next send/recv (not a timeout); the others must still echo; NNEW new
     connections must be served by surviving children.
+stream IP PORT SECONDS
+    Connect and send for SECONDS without reading (a 4 KB receive buffer:
+    an echoing server soon cannot send), then close. Prints "sent N".
 udpflood IP PORT COUNT
     Send COUNT datagrams of 1000 bytes to IP:PORT as fast as the socket
     takes them. Prints "sent N".
@@ -336,6 +339,22 @@ def kill_test(ip, port, nconn, nnew):
     print("ok: %d new connections served by %s" % (nnew, sorted(newpids)), flush=True)
 
 
+def stream(ip, port, seconds):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(float(seconds))
+    s.connect((ip, int(port)))
+    end = time.time() + float(seconds)
+    n = 0
+    try:
+        while time.time() < end:
+            n += s.send(b"x" * 10000)
+    except OSError:
+        pass
+    s.close()
+    print("sent %d" % n, flush=True)
+
+
 def udpflood(ip, port, count):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     payload = b"x" * 1000
@@ -352,6 +371,7 @@ def udpflood(ip, port, count):
 def main():
     cmds = {
         "udpflood": (udpflood, 3),
+        "stream": (stream, 3),
         "echo-server": (echo_server, 3),
         "echo-client": (echo_client, 3),
         "batches": (batches, 4),
