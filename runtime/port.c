@@ -41,7 +41,6 @@ int rt__port_fail_level = RT_LOG_ERROR;
 
 static int intr_fd = -1; /* rx interrupt eventfd, RT__WAIT_INTR only */
 
-
 static int
 create_pool(const struct rt_cfg *cfg, bool packed)
 {
