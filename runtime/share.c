@@ -397,23 +397,31 @@ rt__share_child(void)
     atomic_store(&s->state, SLOT_LIVE);
 }
 
+/* Port lock held: no other process lives on the port. */
+static bool
+others_gone(void)
+{
+    for (int i = 0; i < SH_SLOTS; i++)
+        if (i != rt__sh_me &&
+            atomic_load(&rt__sh->slot[i].state) == SLOT_LIVE &&
+            rt__sh_slot_alive(i))
+            return false;
+    return true;
+}
+
 /* At exit (stack lock held): leave the region; true if this was the last
  * process on the port (the caller closes it). */
 bool
 rt__share_exit(void)
 {
-    bool last = true;
+    bool last;
 
     if (!rt__shared)
         return true;
     rt__sh_port_lock();
     rt__sh_ops_apply();
     rt__sh_tx_flush_held();
-    for (int i = 0; i < SH_SLOTS; i++)
-        if (i != rt__sh_me &&
-            atomic_load(&rt__sh->slot[i].state) == SLOT_LIVE &&
-            rt__sh_slot_alive(i))
-            last = false;
+    last = others_gone();
     rt__sh_slot_cleanup(rt__sh_me); /* drains the stash too */
     rt__stash_move(NULL);
     rt__sh_port_unlock();

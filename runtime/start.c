@@ -169,25 +169,40 @@ start_port(uint32_t *csum, uint8_t mac[6])
  * this process's share is released (runtime/share.c). Only if the stack
  * lock can be had: exit() called from a thread inside the library must
  * not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
-/* Linux keeps sending what a process wrote after it exits; our stack
- * leaves with the process, so the exit waits (up to EXIT_LINGER_NS) until
- * the peers acknowledged the data and the FINs, polling the port. Stack
- * lock held. */
+/* Linux keeps sending what a process wrote after it exits, and answers
+ * the peer's FIN; our stack leaves with the process. So the exit waits,
+ * polling the port, up to EXIT_LINGER_NS until the peers acknowledged the
+ * data and the FINs, and then up to EXIT_PEER_FIN_NS more for the FINs of
+ * the peers that have not closed yet: a peer whose FIN goes unanswered
+ * stays in LAST-ACK for minutes. Also with other processes on the port,
+ * which would answer such a FIN with a RST: they may be gone by then
+ * (nginx's master exits right after its last worker). A peer that keeps
+ * its side open longer costs the exit that much at most. Stack lock
+ * held. */
 #define EXIT_LINGER_NS 3000000000ull
+#define EXIT_PEER_FIN_NS 500000000ull
 
 static void
-linger_at_exit(void)
+linger_until(bool peer_fin, uint64_t end)
 {
-    uint64_t end = rt_now_ns() + EXIT_LINGER_NS;
     struct timespec ts = {0, 200000};
 
-    rt_tx_defer = false;
-    while (stk_pending_output() > 0 && rt_now_ns() < end) {
+    while (stk_pending_output(peer_fin) > 0 && rt_now_ns() < end) {
         rt_poll();
         rt_unlock();
         nanosleep(&ts, NULL);
         rt_lock();
     }
+}
+
+static void
+linger_at_exit(void)
+{
+    uint64_t end = rt_now_ns() + EXIT_LINGER_NS;
+
+    rt_tx_defer = false;
+    linger_until(false, end);
+    linger_until(true, rt_now_ns() + EXIT_PEER_FIN_NS);
 }
 
 static pid_t stack_pid; /* the process whose stack this is */

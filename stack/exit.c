@@ -7,8 +7,11 @@
  * FIN-or-RST rule as close(2) (stk__tcp_close), and the frames go out.
  * Nobody is left to answer the peer afterwards: it sees the FIN (EOF, as
  * with Linux) or the RST at once, but its last ACK/FIN exchange gets no
- * reply, so its side of the close ends by its own timeout. Connections the
- * application already closed (no socket attached) are left alone.
+ * reply, so its side of the close ends by its own timeout. So the runtime
+ * lingers (boundedly, runtime/start.c) until the close handshakes are
+ * done: the peer has acknowledged our data and FIN, and has sent its own
+ * FIN (FIN-WAIT-2 ends), which the stack then acknowledges. Connections
+ * the application already closed (no socket attached) are left alone.
  *
  * Runs under the stack lock; the caller flushes the tx buffer afterwards.
  */
@@ -38,7 +41,7 @@ stk_close_all_at_exit(void)
 }
 
 int
-stk_pending_output(void)
+stk_pending_output(bool peer_fin)
 {
     struct tcp_pcb *pcb;
     int n = 0;
@@ -46,7 +49,7 @@ stk_pending_output(void)
     for (pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
         if (pcb->unsent != NULL || pcb->unacked != NULL ||
             pcb->state == FIN_WAIT_1 || pcb->state == CLOSING ||
-            pcb->state == LAST_ACK)
+            pcb->state == LAST_ACK || (peer_fin && pcb->state == FIN_WAIT_2))
             n++;
     }
     return n;

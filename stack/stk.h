@@ -87,10 +87,12 @@ int stk_ifindex(void);
  *  many. The caller flushes the frames out. Sockets stay valid objects. */
 int stk_close_all_at_exit(void);
 
-/** Connections with data or a FIN not yet acknowledged by the peer: the
- *  process lingers at exit while there are any (Linux sends them after
- *  the process is gone). */
-int stk_pending_output(void);
+/** Connections with data or a FIN not yet acknowledged by the peer, and
+ *  with peer_fin also those whose peer has not closed its side yet
+ *  (FIN-WAIT-2): the process lingers at exit while there are any (Linux
+ *  sends them, and acknowledges the peer's FIN, after the process is
+ *  gone). */
+int stk_pending_output(bool peer_fin);
 
 /* ---- sockets ------------------------------------------------------------ */
 

@@ -39,8 +39,9 @@ stk_close_all_at_exit(void)
 }
 
 int
-stk_pending_output(void)
+stk_pending_output(bool peer_fin)
 {
+    (void)peer_fin;
     return 0; /* no connections, nothing to linger for at exit */
 }
 
