@@ -364,7 +364,6 @@ rt__share_prepare(void)
         atomic_store(&c->sleepers, 0);
         atomic_store(&c->active, false);
         atomic_store(&c->drops, 0);
-        c->stash.n = 0;
         atomic_store(&c->state, SLOT_RESERVED);
     }
     freeze_frozen_copies();

@@ -19,6 +19,19 @@ fork_lab_up
 # pool_in_use NAME: the pool_in_use figure of NAME's ACCEL_STATS dump.
 pool_in_use() { awk '/stats: pool_in_use/ {print $NF}' "$T/$1.err" | tail -1; }
 
+# check_pool NAME WHAT: NAME's parent exited with at most 64 mbufs more in
+# use than the baseline run's (base_in_use); WHAT says what NAME's
+# children did.
+check_pool() {
+    local in_use
+    in_use=$(pool_in_use "$1")
+    if [[ -n $base_in_use && -n $in_use ]] && ((in_use <= base_in_use + 64)); then
+        pass "fork_inetd: mbufs in use at exit after $2 ($in_use) within 64 of the baseline ($base_in_use)"
+    else
+        check_fail "fork_inetd: mbufs in use at exit after $2 (${in_use:-?}) vs the baseline (${base_in_use:-?}): more than 64 apart (a leak)"
+    fi
+}
+
 if ((!FORK_KERNEL)); then
     log "check: the shared mbuf pool after 2 forked children (baseline)"
     sx_bg inetd-base ACCEL_STATS=1 "$FORK_BIN/fork_inetd" "$AIP" 7101
@@ -44,12 +57,7 @@ if ((!FORK_KERNEL)); then
     # Each child kept up to 64 mbufs back for its sends and exited with
     # them: 2049 in use after 2 children, 2999 after 94, until the exit
     # gave them back (now 2049 and 2056).
-    in_use=$(pool_in_use inetd)
-    if [[ -n $base_in_use && -n $in_use ]] && ((in_use <= base_in_use + 64)); then
-        pass "fork_inetd: mbufs in use at exit after 94 children ($in_use) within 64 of after 2 ($base_in_use)"
-    else
-        check_fail "fork_inetd: mbufs in use at exit after 94 children (${in_use:-?}) vs after 2 (${base_in_use:-?}): more than 64 apart (a leak)"
-    fi
+    check_pool inetd "94 children"
 fi
 
 if ((!FORK_KERNEL)); then
@@ -67,12 +75,7 @@ if ((!FORK_KERNEL)); then
     done
     check "fork_inetd: parent alive after 20 children killed" alive "$(bg_pid inetd-kill)"
     bg_stop inetd-kill
-    in_use=$(pool_in_use inetd-kill)
-    if [[ -n $base_in_use && -n $in_use ]] && ((in_use <= base_in_use + 64)); then
-        pass "fork_inetd: mbufs in use at exit after 20 children killed ($in_use) within 64 of the baseline ($base_in_use)"
-    else
-        check_fail "fork_inetd: mbufs in use at exit after 20 children killed (${in_use:-?}) vs the baseline (${base_in_use:-?}): more than 64 apart (a leak)"
-    fi
+    check_pool inetd-kill "20 children killed"
 fi
 
 # socat_variant NAME PORT ADDRESS
