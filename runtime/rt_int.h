@@ -129,6 +129,15 @@ int rt__sleep_port(int timeout_ms);
 /* progress.c */
 int rt__progress_start(uint32_t period_usec);
 
+/* xdpsteer.c: accel's XDP program for af_xdp, with ip (and its subnet's
+ * broadcast, from mask; both network order) written in, in a memfd whose
+ * /proc/self/fd path goes to path. Returns the fd (close it once the port
+ * is up) or -errno. */
+int rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz);
+/** Detach our program from iface if a dead process left it (the caller
+ *  holds the interface lock). */
+void rt__xdp_steer_clear_stale(const char *iface);
+
 /* ifacelock.c: one accel process (and its fork children) per interface:
  * 0, or -EBUSY (logged) when another process drives it. */
 int rt__iface_lock(const char *iface);

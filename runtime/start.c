@@ -57,18 +57,33 @@ rt_configured(void)
 static int
 try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 {
-    char devargs[RT_CFG_STR_MAX + 96];
+    char devargs[RT_CFG_STR_MAX + 160], prog[64] = "";
     uint16_t port_id;
-    int rc;
+    int rc, prog_fd = -1;
 
+    /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
+     * interface's traffic that is not the stack's. */
+    if (driver == RT_DRIVER_AF_XDP && rt_cfg.xdp_steer) {
+        rt__xdp_steer_clear_stale(rt_cfg.iface);
+        prog_fd = rt__xdp_steer_open(rt_cfg.ip_addr, rt_cfg.ip_mask, prog,
+                                     sizeof(prog));
+        if (prog_fd < 0) {
+            RT_WARN("start",
+                    "XDP steering program unavailable (%s): DPDK's default "
+                    "program takes every frame of %s's queue from the kernel",
+                    strerror(-prog_fd), rt_cfg.iface);
+            prog[0] = '\0';
+        }
+    }
     /* Several queues: af_xdp binds one XSK per NIC queue (veth refuses:
      * it reports no channels); af_packet opens one socket per queue in a
      * PACKET_FANOUT_HASH group, the kernel spreading flows over them. */
     if (driver == RT_DRIVER_AF_XDP)
         snprintf(devargs, sizeof(devargs),
                  "net_af_xdp0,iface=%s,start_queue=0,queue_count=%u,busy_"
-                 "budget=0",
-                 rt_cfg.iface, rt_cfg.queues);
+                 "budget=0%s%s",
+                 rt_cfg.iface, rt_cfg.queues, prog[0] ? ",xdp_prog=" : "",
+                 prog);
     else
         snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=%u",
                  rt_cfg.iface, rt_cfg.queues);
@@ -76,19 +91,25 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     rc = rt__eal_probe(devargs, &port_id);
     if (rc != 0) {
         rt__port_fds_scan_end();
+        if (prog_fd >= 0)
+            close(prog_fd);
         RT_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
         return rc;
     }
+    /* The PMD loads the program when the queues are set up. */
     rc = rt__port_init(port_id, &rt_cfg, csum, mac);
     rt__port_fds_scan_end();
+    if (prog_fd >= 0)
+        close(prog_fd);
     if (rc != 0) {
         rt__port_close(port_id);
         rt__eal_remove(port_id);
         return rc;
     }
-    snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s",
+    snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s%s",
              driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet", rt_cfg.iface,
-             rt__port.nq > 1 ? rt__port_queues_desc() : "");
+             rt__port.nq > 1 ? rt__port_queues_desc() : "",
+             prog[0] ? " (steered)" : "");
     return 0;
 }
 

@@ -196,6 +196,13 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
           "* Load: `%s`, `wrk -t1 -cN -d%ds --latency URL`, plus `-H \"Connection: close\"` for "
           "the close point (a new TCP connection per request: req/s = conn/s). %d s per "
           "point, points run one after the other." % (meta["wrk"], dur, dur),
+          "* Percentiles are wrk's, which include its coordinated-omission correction: "
+          "for every response slower than twice the mean interval per connection "
+          "(duration / (requests / connections)), wrk adds a sample at every interval "
+          "below it. The faster the server, the shorter that interval and the more "
+          "samples one stall adds: at c=1 a 5 ms stall of the VM adds about 1,000 "
+          "samples to a 5 us series and 50 to a 90 us one. So p99 at c=1 can read in "
+          "milliseconds while p50 reads 5 us; compare p50 there, and the max column.",
           "* Server: %s, %s, pinned as above." % (meta["nginx"], model),
           "* Kernel baseline: %s. It is the kernel side of both topologies: the kernel ends "
           "of A and B are the same processes, namespaces, veth, pinning, config and "
@@ -238,10 +245,10 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
         L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline." + (
             " Each row is the point's median round (by req/s); *rounds* lists every "
             "round's req/s." if nr > 1 else ""), "",
-              "| point | side | req/s | p50 us | p99 us | wrk errors | server CPU s / 100k "
+              "| point | side | req/s | p50 us | p99 us | max us | wrk errors | server CPU s / 100k "
               "| client CPU s / 100k | client busy % | other work % |" + (
                   " rounds |" if nr > 1 else ""),
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---|" if nr > 1 else "")]
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---|" if nr > 1 else "")]
         for conns, ka in ((1, True), (32, True), (256, True), (32, False)):
             for s in (KERNEL, series):
                 p = find(points, s, conns, ka)
@@ -249,11 +256,12 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
                 if p is None:
                     continue
                 if not p["ok"]:
-                    L.append(failed_row(10 + (nr > 1), row_label(conns, ka), side))
+                    L.append(failed_row(11 + (nr > 1), row_label(conns, ka), side))
                     continue
-                L.append("| %s | %s | %.0f | %s | %s | %d | %s | %s | %s | %s |" % (
+                L.append("| %s | %s | %.0f | %s | %s | %s | %d | %s | %s | %s | %s |" % (
                     row_label(conns, ka), side, p["rps"], fmt(p["p50_us"], "%.0f"),
-                    fmt(p["p99_us"], "%.0f"), sum(p["errors"].values()),
+                    fmt(p["p99_us"], "%.0f"), fmt(p.get("max_us"), "%.0f"),
+                    sum(p["errors"].values()),
                     fmt(p["server_cpu_s_per_100k"], "%.3f"),
                     fmt(p["client_cpu_s_per_100k"], "%.3f"), fmt(client_busy(p), "%.0f"),
                     fmt(other_pct(p, meta), "%.0f")) + (

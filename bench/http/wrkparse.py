@@ -50,7 +50,7 @@ def main():
 
     p = {"series": a.series, "conns": a.conns, "keepalive": bool(a.keepalive),
          "round": a.round, "ok": True,
-         "reason": None, "note": a.note, "rps": None, "p50_us": None, "p99_us": None,
+         "reason": None, "note": a.note, "rps": None, "p50_us": None, "p99_us": None, "max_us": None,
          "requests": 0, "errors": None, "server_cpu_s": None, "client_cpu_s": None,
          "server_cpu_s_per_100k": None, "client_cpu_s_per_100k": None, "other_cpu_s": None,
          "steal_s": None, "wall_s": wall_s(a),
@@ -78,6 +78,9 @@ def main():
         if p["requests"] > 0:
             p["p50_us"] = to_us(pct["50"])
             p["p99_us"] = to_us(pct["99"])
+            m = re.search(r"^\s+Latency\s+\S+\s+\S+\s+(\S+)", text, re.M)
+            if m:
+                p["max_us"] = to_us(m.group(1))
         else:
             bad = ", ".join("%s %d" % kv for kv in errors.items() if kv[1])
             reasons.append("no request completed (wrk errors: %s)" % (bad or "none"))

@@ -82,6 +82,17 @@ check() {
     fi
 }
 
+# check_not DESC CMD...: like check, for a CMD that must fail.
+check_not() {
+    local desc=$1
+    shift
+    if "$@" >"$T/check.out" 2>&1; then
+        check_fail "$desc (it succeeded: $(tail -c 400 "$T/check.out" | tr '\n' ' '))"
+    else
+        pass "$desc"
+    fi
+}
+
 # check_eq DESC GOT WANT
 check_eq() {
     if [[ "$2" == "$3" ]]; then

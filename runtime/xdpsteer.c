@@ -1,0 +1,123 @@
+/*
+ * The XDP program an af_xdp port runs (runtime/xdp/steer.bpf.c): only the
+ * stack's frames go to the XSK, the rest on to the kernel. The object,
+ * built with clang -target bpf, is embedded in the library
+ * (rt__xdp_steer_obj, generated at build time). Before the PMD loads it
+ * (devarg xdp_prog=PATH), a copy with ACCEL_IP and its subnet's broadcast
+ * written over two placeholder constants goes into a memfd, and PATH is
+ * /proc/self/fd/N: nothing is left on disk.
+ *
+ * A process killed with SIGKILL cannot detach the program; the PMD attaches
+ * only where no program is, so the next process would fall back to
+ * af_packet. The caller holds the interface lock (ifacelock.c), so a
+ * program of ours still attached is a dead process's: it is removed first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "rt_int.h"
+
+/* The program's name (its function in steer.bpf.c). */
+#define XS_PROG_NAME "accel_steer"
+
+extern const unsigned char rt__xdp_steer_obj[];
+extern const size_t rt__xdp_steer_obj_len;
+
+/* The placeholders' values in steer.bpf.c (as the u32 is stored). */
+#define XS_IP_MARK 0x5A1ECCA1u
+#define XS_BCAST_MARK 0x5B1ECCA1u
+
+/* Overwrite the one occurrence of mark in buf with v; -1 if it is not
+ * there exactly once. */
+static int
+patch_u32(unsigned char *buf, size_t n, uint32_t mark, uint32_t v)
+{
+    unsigned char *at = NULL;
+
+    for (size_t i = 0; i + 4 <= n; i++) {
+        if (memcmp(buf + i, &mark, 4) != 0)
+            continue;
+        if (at != NULL)
+            return -1;
+        at = buf + i;
+    }
+    if (at == NULL)
+        return -1;
+    memcpy(at, &v, 4);
+    return 0;
+}
+
+int
+rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz)
+{
+    size_t n = rt__xdp_steer_obj_len;
+    unsigned char *buf = malloc(n);
+    int fd = -1, rc = -EINVAL;
+
+    if (buf == NULL)
+        return -ENOMEM;
+    memcpy(buf, rt__xdp_steer_obj, n);
+    if (patch_u32(buf, n, XS_IP_MARK, ip) != 0 ||
+        patch_u32(buf, n, XS_BCAST_MARK, ip | ~mask) != 0) {
+        RT_ERR("port", "the embedded XDP program has no unique address "
+                       "placeholders (a build problem)");
+        goto out;
+    }
+    fd = memfd_create("accel-xdp-steer", MFD_CLOEXEC);
+    if (fd < 0) {
+        rc = -errno;
+        goto out;
+    }
+    for (size_t done = 0; done < n;) {
+        ssize_t w = write(fd, buf + done, n - done);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rc = w < 0 ? -errno : -EIO;
+            close(fd);
+            fd = -1;
+            goto out;
+        }
+        done += (size_t)w;
+    }
+    snprintf(path, pathsz, "/proc/self/fd/%d", fd);
+    rc = fd;
+out:
+    free(buf);
+    return rc;
+}
+
+void
+rt__xdp_steer_clear_stale(const char *iface)
+{
+    struct bpf_prog_info info;
+    uint32_t len = sizeof(info), id = 0;
+    int ifindex = (int)if_nametoindex(iface), fd;
+
+    if (ifindex == 0 || bpf_xdp_query_id(ifindex, 0, &id) != 0 || id == 0)
+        return;
+    fd = bpf_prog_get_fd_by_id(id);
+    if (fd < 0)
+        return;
+    memset(&info, 0, sizeof(info));
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+        strcmp(info.name, XS_PROG_NAME) == 0) {
+        if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
+            RT_INFO("port",
+                    "removed the XDP program a dead accel process left on %s",
+                    iface);
+    }
+    close(fd);
+}

@@ -1,0 +1,102 @@
+#!/bin/bash
+# Scenario: the interface is shared with the kernel. While an accelerated
+# HTTP server holds the accelerated veth through af_xdp, accel's XDP program
+# (runtime/xdp/steer.bpf.c) takes only the stack's frames and the kernel
+# keeps the rest. For this test the veth gets kernel addresses of its own
+# (10.200.0.3/24 and fd00:ac::3/64, removed at the end; the stack keeps
+# 10.200.0.2, which the kernel does not have), and a kernel HTTP server
+# listens on 10.200.0.3.
+# Checks, from the peer netns, while the accelerated server runs:
+#   - the accelerated server answers on 10.200.0.2 (the bypass still works);
+#   - the kernel server answers on 10.200.0.3, the kernel answers ping on
+#     10.200.0.3 and ping -6 on fd00:ac::3 (ARP for its address, its IPv4
+#     and IPv6 reach it);
+#   - the program attached to the veth is accel's (ip -d link: accel_steer).
+# Then the same server with ACCEL_XDP_STEER=0 (DPDK's default program, which
+# takes every frame of the queue): the accelerated server still answers,
+# and the kernel's 10.200.0.3 must be unreachable, which shows the checks
+# above can fail. Afterwards no XDP program is left on the veth.
+. "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
+
+lab_up
+
+KIP2=10.200.0.3
+KIP6=fd00:ac::3
+PEER6=fd00:ac::1
+# The lab keeps IPv6 off on its veths (accel-lab); on for this test.
+v6_sysctl() { echo "net.ipv6.conf.$1.disable_ipv6"; }
+addrs_remove() {
+    A ip addr del "$KIP2/24" dev "$VETH_A" 2>/dev/null
+    A ip -6 addr del "$KIP6/64" dev "$VETH_A" 2>/dev/null
+    K ip -6 addr del "$PEER6/64" dev "$VETH_K" 2>/dev/null
+    A sysctl -qw "$(v6_sysctl "$VETH_A")=1"
+    K sysctl -qw "$(v6_sysctl "$VETH_K")=1"
+}
+# The addresses must not outlive the test: later tests rely on the
+# accelerated veth having no kernel address.
+trap 'rc=$?; addrs_remove; (exit $rc); cleanup' EXIT
+A sysctl -qw "$(v6_sysctl "$VETH_A")=0" || fail "cannot enable IPv6 on $VETH_A"
+K sysctl -qw "$(v6_sysctl "$VETH_K")=0" || fail "cannot enable IPv6 on $VETH_K"
+A ip addr add "$KIP2/24" dev "$VETH_A" || fail "cannot add $KIP2 to $VETH_A"
+A ip -6 addr add "$KIP6/64" dev "$VETH_A" nodad || fail "cannot add $KIP6 to $VETH_A"
+K ip -6 addr add "$PEER6/64" dev "$VETH_K" nodad || fail "cannot add $PEER6 to $VETH_K"
+
+mkdir -p "$T/www"
+echo "accelerated" >"$T/www/who"
+mkdir -p "$T/kwww"
+echo "kernel" >"$T/kwww/who"
+A ip link set lo up
+bg_start ksrv A "$PY" -m http.server --bind "$KIP2" --directory "$T/kwww" 8081
+
+get() { K curl -s --max-time "${2:-5}" "$1"; }
+
+# A static HTTP server that exits normally (atexit, the library's port
+# close) on SIGTERM. (SIGINT is ignored by background jobs of a script.)
+SERVE='
+import functools, http.server, signal, sys
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[3])
+http.server.ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), h).serve_forever()
+'
+
+# start_accel NAME [ENV=V...]: the accelerated server on 10.200.0.2:8080.
+start_accel() {
+    local name=$1
+    shift
+    bg_start "$name" AX ACCEL_STATS=1 "$@" "$PY" -c "$SERVE" "$AIP" 8080 "$T/www"
+    wait_tcp K "$AIP" 8080 || fail "$name: the accelerated server did not answer on $AIP:8080"
+}
+
+stop_accel() {
+    bg_stop "$1"
+    slowwait 10 eval "! A ip link show dev '$VETH_A' | grep -q 'xdp'" ||
+        fail "$1: an XDP program is left on $VETH_A after the server exited"
+}
+
+# --- steering on (the default) -------------------------------------------
+start_accel steer
+check_eq "steer: accelerated server on $AIP" "$(get "http://$AIP:8080/who")" "accelerated"
+wait_tcp K "$KIP2" 8081 || fail "steer: the kernel server on $KIP2 does not answer"
+check_eq "steer: kernel server on $KIP2 while accel holds $VETH_A" \
+    "$(get "http://$KIP2:8081/who")" "kernel"
+check "steer: the kernel answers ping on $KIP2" K ping -c 2 -W 2 "$KIP2"
+check "steer: the kernel answers ping -6 on $KIP6" K ping -6 -c 2 -W 2 "$KIP6"
+check "steer: accel's program is attached to $VETH_A" \
+    eval "A ip -d link show dev '$VETH_A' | grep -q 'name accel_steer'"
+check_eq "steer: accelerated server still on $AIP" "$(get "http://$AIP:8080/who")" "accelerated"
+stop_accel steer
+check "steer: the data path is af_xdp, steered" grep -q "data path: af_xdp on $VETH_A (steered)" "$T/steer.err"
+
+# --- DPDK's default program: the kernel loses the queue ------------------
+K ip neigh flush dev "$VETH_K" 2>/dev/null
+start_accel nosteer ACCEL_XDP_STEER=0
+check_eq "no steer: accelerated server on $AIP" "$(get "http://$AIP:8080/who")" "accelerated"
+check_not "no steer: the kernel server on $KIP2 is unreachable" \
+    eval "[[ \$(get 'http://$KIP2:8081/who' 3) == kernel ]]"
+check_not "no steer: no answer to ping on $KIP2" K ping -c 1 -W 2 "$KIP2"
+stop_accel nosteer
+check "no steer: the data path is af_xdp, not steered" grep -qx "accel\[[0-9]*\] stats: data path: af_xdp on $VETH_A" "$T/nosteer.err"
+
+# --- and back: the kernel has its address again --------------------------
+check_eq "after: kernel server on $KIP2" "$(get "http://$KIP2:8081/who")" "kernel"
+finish
