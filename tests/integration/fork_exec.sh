@@ -13,7 +13,10 @@
 # the interface its parent's stack holds (one process tree per interface,
 # docs/DESIGN.md section 8): it must say so in one line, run on the kernel
 # (its connect fails at once: no kernel address here) and leave the
-# parent's connection intact.
+# parent's connection intact. Then, with a kernel address of its own on
+# the veth (10.200.0.3, for that part only), the exec'd program on the
+# kernel must connect from it and echo: accel's XDP program leaves the
+# kernel its frames.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$(dirname "$(readlink -f "$0")")/fork/lib.sh"
 
@@ -46,4 +49,27 @@ for mode in fork system; do
     check_eq "$mode: the peer's connections came from $AIP and ended with EOF" \
         "$(tail -$((FORK_KERNEL ? 2 : 1)) "$T/peer.log" | awk '{print $2, $3}' | sort -u)" "from=$AIP result=eof"
 done
+if ((!FORK_KERNEL)); then
+    # With a kernel address of its own on the interface, the exec'd program
+    # (on the kernel, as above) reaches the network there: accel's XDP
+    # program gives the kernel every frame that is not the stack's
+    # (docs/DESIGN.md section 2). It connects from that address and echoes
+    # 256 KB while its parent's accelerated connection keeps working.
+    KIP2=10.200.0.3
+    A ip addr add "$KIP2/24" dev "$VETH_A" || fail "cannot add $KIP2 to $VETH_A"
+    FORK_EXTRA_ADDR="$KIP2/24"
+    mkdir -p "$T/exec-kaddr"
+    out=$T/exec-kaddr.out
+    SX FORK_EXEC_EXPECT=1 "$FORK_BIN/fork_exec" "$KIP" 7300 "$KIP2" "$T/exec-kaddr" fork >"$out" 2>"$T/exec-kaddr.err"
+    check_rc "kernel address: fork_exec exit status" "$?" "$out"
+    check "kernel address: exec'd program connected from $KIP2 on the kernel" grep -q "^ok: exec'd: connected from $KIP2" "$out"
+    check "kernel address: parent connection works after the exec'd program" grep -qx "ALL OK" "$out"
+    n=$((n + 2))
+    slowwait 20 eval "(( \$(wc -l <'$T/peer.log') >= $n ))"
+    check_eq "kernel address: the peer saw the exec'd program from $KIP2, the parent from $AIP" \
+        "$(tail -2 "$T/peer.log" | awk '{print $2, $3}' | sort | tr '\n' ' ')" \
+        "from=$AIP result=eof from=$KIP2 result=eof "
+    A ip addr del "$KIP2/24" dev "$VETH_A"
+    FORK_EXTRA_ADDR=
+fi
 finish

@@ -34,6 +34,10 @@ fork_cleanup() {
     if [[ -n ${FORK_KIP_ADDED:-} ]]; then
         ip -n "$NS_A" addr del "$AIP/24" dev "$VETH_A" 2>/dev/null
     fi
+    # A kernel address a test added for a part of its run.
+    if [[ -n ${FORK_EXTRA_ADDR:-} ]]; then
+        ip -n "$NS_A" addr del "$FORK_EXTRA_ADDR" dev "$VETH_A" 2>/dev/null
+    fi
     (exit "$rc")
     cleanup
 }
