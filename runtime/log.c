@@ -82,6 +82,26 @@ rt_log_set_file(const char *path)
     return 0;
 }
 
+int
+rt_write_all(int fd, const void *buf, size_t n)
+{
+    const char *b = buf;
+
+    while (n > 0) {
+        long w = syscall(SYS_write, fd, b, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -errno;
+        if (w == 0)
+            return -EIO;
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 void
 rt_log_write(int level, const char *subsys, const char *fmt, ...)
 {

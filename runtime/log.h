@@ -6,6 +6,8 @@
 #ifndef ACCEL_RT_LOG_H
 #define ACCEL_RT_LOG_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -19,6 +21,10 @@ enum rt_log_level {
 };
 
 extern int rt_log_level; /* current level, set from ACCEL_LOG_LEVEL */
+
+/** write(2) of all n bytes through the raw system call (EINTR retried):
+ *  0, or -errno (-EIO for a write of 0). */
+int rt_write_all(int fd, const void *buf, size_t n);
 
 void rt_log_write(int level, const char *subsys, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

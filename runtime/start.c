@@ -59,7 +59,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 {
     char devargs[RT_CFG_STR_MAX + 160], prog[64] = "";
     uint16_t port_id;
-    int rc, prog_fd = -1;
+    int rc, init_rc = 0, prog_fd = -1;
 
     /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
      * interface's traffic that is not the stack's. */
@@ -72,7 +72,6 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
                     "XDP steering program unavailable (%s): DPDK's default "
                     "program takes every frame of %s's queue from the kernel",
                     strerror(-prog_fd), rt_cfg.iface);
-            prog[0] = '\0';
         }
     }
     /* Several queues: af_xdp binds one XSK per NIC queue (veth refuses:
@@ -89,18 +88,17 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
                  rt_cfg.iface, rt_cfg.queues);
     rt__port_fds_scan_begin();
     rc = rt__eal_probe(devargs, &port_id);
-    if (rc != 0) {
-        rt__port_fds_scan_end();
-        if (prog_fd >= 0)
-            close(prog_fd);
-        RT_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
-        return rc;
-    }
-    /* The PMD loads the program when the queues are set up. */
-    rc = rt__port_init(port_id, &rt_cfg, csum, mac);
+    /* The PMD loads the program when the queues are set up (port init). */
+    if (rc == 0)
+        init_rc = rt__port_init(port_id, &rt_cfg, csum, mac);
     rt__port_fds_scan_end();
     if (prog_fd >= 0)
         close(prog_fd);
+    if (rc != 0) {
+        RT_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
+        return rc;
+    }
+    rc = init_rc;
     if (rc != 0) {
         rt__port_close(port_id);
         rt__eal_remove(port_id);

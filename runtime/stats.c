@@ -52,20 +52,6 @@ stat_get(size_t i)
     return v;
 }
 
-static void
-write_all(int fd, const char *b, size_t n)
-{
-    while (n > 0) {
-        long w = syscall(SYS_write, fd, b, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return;
-        b += w;
-        n -= (size_t)w;
-    }
-}
-
 void
 rt_stats_write(int fd)
 {
@@ -75,7 +61,7 @@ rt_stats_write(int fd)
     for (size_t i = 0; i < NSTATS; i++) {
         int n = snprintf(line, sizeof(line), "%s %llu\n", stat_rows[i].name,
                          (unsigned long long)stat_get(i));
-        write_all(fd, line, (size_t)n);
+        (void)rt_write_all(fd, line, (size_t)n);
     }
     errno = saved;
 }

@@ -79,18 +79,10 @@ rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz)
         rc = -errno;
         goto out;
     }
-    for (size_t done = 0; done < n;) {
-        ssize_t w = write(fd, buf + done, n - done);
-
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            rc = w < 0 ? -errno : -EIO;
-            close(fd);
-            fd = -1;
-            goto out;
-        }
-        done += (size_t)w;
+    rc = rt_write_all(fd, buf, n);
+    if (rc != 0) {
+        close(fd);
+        goto out;
     }
     snprintf(path, pathsz, "/proc/self/fd/%d", fd);
     rc = fd;
