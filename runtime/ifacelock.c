@@ -5,8 +5,9 @@
  * cutting it off. So the process that starts the port on ACCEL_IFACE holds
  * an exclusive flock on a file named after the network namespace and the
  * interface; its fork children share it (same open file), and anything
- * else (an exec'd child, an unrelated program) finds it taken and stays on
- * the kernel with one line saying why. The lock goes away with the last
+ * else (an exec'd child, an unrelated program) finds it taken: it joins
+ * the owner's port (share_join.c) or, if it cannot, stays on the kernel
+ * with one line saying why (start.c). The lock goes away with the last
  * process holding the open file, dead or alive.
  *
  * Only raw syscalls: the interposed libc names must not be re-entered.
@@ -42,7 +43,7 @@ open_lock(const char *iface, char *path, size_t n)
 }
 
 int
-rt__iface_lock(const char *iface)
+rt__iface_lock(const char *iface, char *owner, size_t on)
 {
     char path[256], buf[32];
     long fd, n;
@@ -64,12 +65,7 @@ rt__iface_lock(const char *iface)
         syscall(SYS_close, (int)fd);
         if (e != EWOULDBLOCK)
             return 0;
-        RT_ERR("start",
-               "ACCEL_IFACE=%s is already driven by accel process %s; one "
-               "process (with its fork children) per interface: this one "
-               "uses the kernel. Give it its own interface, or start it as a "
-               "fork child of that process",
-               iface, buf[0] ? buf : "?");
+        snprintf(owner, on, "%s", buf[0] ? buf : "?");
         return -EBUSY;
     }
     len = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());

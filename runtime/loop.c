@@ -123,6 +123,36 @@ poll_shared(void)
     return n;
 }
 
+/* A process that joined another's port (runtime/remote.c): the frames
+ * dispatched to it, copied into its cells, then the timers and the tx
+ * flush. It never receives from the port itself. */
+static int
+poll_remote(void)
+{
+    uint64_t now = rt_now_ns();
+    int n;
+
+    rt__progress_ensure();
+    stk_clock_turn(now);
+    n = rt__rm_drain();
+    run_timers(now);
+    rt__share_export_unserved();
+    run_timers(now);
+    RT_STAT_ADD(rx_frames, (uint64_t)n);
+    if (n > 0) {
+        uint64_t prev =
+            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
+        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
+        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
+    }
+    if (!rt__is_progress)
+        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    if (rt__tx_due())
+        rt__tx_flush();
+    stk_clock_turn(0);
+    return n;
+}
+
 int
 rt_poll(void)
 {
@@ -133,6 +163,8 @@ rt_poll(void)
     RT_STAT_INC(polls);
     if (!rt__port.up)
         return 0;
+    if (rt__remote)
+        return poll_remote();
     if (rt__shared)
         return poll_shared();
     now = rt_now_ns();

@@ -441,7 +441,9 @@ rt__tx_flush(void)
 {
     if (rt__port.ntx == 0)
         return;
-    if (rt__shared)
+    if (rt__remote)
+        rt__rm_flush();
+    else if (rt__shared)
         rt__share_tx_flush();
     else
         rt__tx_flush_locked();

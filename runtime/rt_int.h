@@ -14,6 +14,7 @@
 
 struct rte_mbuf;
 struct rte_mempool;
+struct stk_netif_cfg;
 
 #define RT__MAX_BURST 512
 #define RT__MAX_QUEUES 16
@@ -139,14 +140,16 @@ int rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz);
 void rt__xdp_steer_clear_stale(const char *iface);
 
 /* ifacelock.c: one accel process (and its fork children) per interface:
- * 0, or -EBUSY (logged) when another process drives it. */
-int rt__iface_lock(const char *iface);
+ * 0, or -EBUSY when another process drives it (its pid in owner). */
+int rt__iface_lock(const char *iface, char *owner, size_t n);
 
 /* isnkey.c: the host-wide key of initial sequence numbers */
 void rt__isn_key_load(void);
 
 /* share.c: several processes on the port (after the first fork) */
 extern bool rt__shared;
+/* This process joined another's port (share_join.c, remote.c). */
+extern bool rt__remote;
 /** Input the frames other processes dispatched to this one. */
 int rt__share_drain(void);
 /** rx burst and dispatch, tx flush, under the port lock (taken only if
@@ -175,6 +178,34 @@ bool rt__share_prepare(void);
 void rt__share_child(void);
 bool rt__share_exit(void);
 void rt__share_export_unserved(void);
+/** Stack lock held, in the port's owner: make the region if no fork made
+ *  it and reserve a slot for a process joining (share_join.c). The slot,
+ *  or -errno. */
+int rt__share_join_reserve(void);
+
+/* share_join.c: a process outside the fork family (an exec'd child)
+ * joining the port of the process that holds the interface. */
+/** In the port's owner: serve joins (a thread). 0 or -errno. */
+int rt__join_serve_start(const struct stk_netif_cfg *nc);
+void rt__join_atfork_child(void);
+
+/** Join the port of the process holding ACCEL_IFACE: 0 (nc filled in,
+ *  the data path up) or -errno with why in reason. */
+int rt__join(struct stk_netif_cfg *nc, char *reason, size_t n);
+
+/* remote.c */
+/** Start the joined data path with the region and the fds the owner
+ *  sent. 0 or -errno (reason filled in). */
+int rt__rm_start(int memfd, const int *efds, int slot, char *reason, size_t n);
+/** Stack lock held: input the frames in this process's cells; whether
+ *  any wait; send the queued frames. */
+int rt__rm_drain(void);
+bool rt__rm_pending(void);
+void rt__rm_flush(void);
+uint8_t *rt__rm_tx_alloc(void *ctx, uint16_t len, void **handle);
+/** After stk_init (stack lock held): report flows to the shared table. */
+void rt__rm_stack_up(void);
+void rt__rm_tx_send(void *ctx, void *handle, uint16_t len);
 
 /* port.c: the tx burst itself (caller holds the port if shared). */
 void rt__tx_flush_locked(void);

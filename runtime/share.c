@@ -27,6 +27,11 @@
  * in the fork's prepare step, enters it in the child, and leaves it at
  * exit (the last process closes the port).
  *
+ * A process outside the family (an exec'd child) may join the port too
+ * (share_join.c): it gets a slot marked remote, its frames copied into
+ * cells (no access to the mbufs), and sends through a packet socket of its
+ * own.
+ *
  * Not shared: a process whose memory is not in hugepages (--no-huge makes
  * DPDK's memory private to the process), and memif ports: their children
  * use the kernel.
@@ -54,6 +59,7 @@
 #include "stk.h"
 
 struct sh_region *rt__sh;
+int rt__sh_fd = -1;         /* the region's memfd, for joins */
 int rt__sh_me = -1;         /* this process's slot */
 static int child_slot = -1; /* reserved by the fork in progress */
 bool rt__shared;
@@ -108,6 +114,28 @@ rt__sh_port_unlock(void)
 {
     rt__sh_port_held = false;
     pthread_mutex_unlock(&rt__sh->port_mu);
+}
+
+/* ---- mbufs a joined process lets go of ------------------------------- */
+
+void
+rt__sh_mbuf_free(struct rte_mbuf *m)
+{
+    if (!rt__remote) {
+        rte_pktmbuf_free(m);
+    } else if (rt__sh->ndfree < SH_DFREE) {
+        rt__sh->dfree[rt__sh->ndfree++] = m;
+    } else {
+        /* Not reachable from here; lost to the pool (counted). */
+        RT_STAT_INC(share_drop_dfree);
+    }
+}
+
+void
+rt__sh_dfree_drain(void)
+{
+    while (rt__sh->ndfree > 0)
+        rte_pktmbuf_free(rt__sh->dfree[--rt__sh->ndfree]);
 }
 
 /* ---- queues (ACCEL_QUEUES > 1) --------------------------------------- */
@@ -184,6 +212,10 @@ rt__sh_tx_flush_held(void)
 {
     unsigned q;
 
+    if (rt__remote) {
+        rt__rm_flush();
+        return;
+    }
     if (rt__port.nq < 2) {
         rt__tx_flush_locked();
         return;
@@ -232,9 +264,13 @@ region_create(void)
         return -e;
     }
     p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
-    syscall(SYS_close, (int)fd);
-    if (p == MAP_FAILED)
-        return -errno;
+    if (p == MAP_FAILED) {
+        int e = errno;
+        syscall(SYS_close, (int)fd);
+        return -e;
+    }
+    /* Kept (close-on-exec) to hand to a joining process (share_join.c). */
+    rt__sh_fd = rt__fd_move_high((int)fd);
     rt__sh = p;
     rt__sh_robust_init(&rt__sh->port_mu);
     for (int q = 0; q < RT__MAX_QUEUES; q++)
@@ -249,6 +285,8 @@ region_create(void)
                 "process use the kernel",
                 strerror(-rc));
         munmap(p, size);
+        syscall(SYS_close, rt__sh_fd);
+        rt__sh_fd = -1;
         rt__sh = NULL;
         return rc;
     }
@@ -259,6 +297,8 @@ region_create(void)
             for (int j = 0; j < i; j++)
                 syscall(SYS_close, rt__sh->slot[j].efd);
             munmap(rt__sh, size);
+            syscall(SYS_close, rt__sh_fd);
+            rt__sh_fd = -1;
             rt__sh = NULL;
             return -e;
         }
@@ -268,6 +308,7 @@ region_create(void)
     rt__sh_robust_init(&rt__sh->slot[0].token);
     pthread_mutex_lock(&rt__sh->slot[0].token);
     atomic_store(&rt__sh->slot[0].pid, (int)getpid());
+    rt__sh->slot[0].map_addr = (uintptr_t)rt__sh;
     atomic_store(&rt__sh->slot[0].state, SLOT_LIVE);
     atomic_store(&rt__sh->slot[0].active, true);
     rt__stash_move(&rt__sh->slot[0].stash);
@@ -281,8 +322,8 @@ region_create(void)
     stk_set_flow_ops(&rt__sh_flow_ops);
     rt__shared = true;
     RT_INFO("share",
-            "first fork: the port is shared from now on (%zu KB "
-            "of shared state)",
+            "the port is shared from now on (%zu KB of shared state, "
+            "mostly unused until touched)",
             size / 1024);
     return 0;
 }
@@ -318,11 +359,67 @@ freeze_frozen_copies(void)
     }
 }
 
+/* Port lock held: a free slot, or -1. */
+static int
+free_slot(void)
+{
+    for (int i = 0; i < SH_SLOTS; i++)
+        if (atomic_load(&rt__sh->slot[i].state) == SLOT_FREE)
+            return i;
+    return -1;
+}
+
+/* Port lock held: slot i, free, reserved for a fork child or a joining
+ * process (remote) that has not started yet. */
+static void
+slot_reserve(int i, bool remote)
+{
+    struct sh_slot *c = &rt__sh->slot[i];
+    struct rte_mbuf *m;
+
+    while ((m = rt__sh_ring_get(&c->rx)) != NULL)
+        rt__sh_mbuf_free(m);
+    rt__sh_robust_init(&c->token);
+    c->tokenless = false;
+    c->reserved_ns = rt_now_ns();
+    c->stash.n = 0;
+    c->remote = remote;
+    c->map_addr = (uintptr_t)rt__sh;
+    atomic_store(&c->pid, 0);
+    atomic_store(&c->sleepers, 0);
+    atomic_store(&c->active, false);
+    atomic_store(&c->drops, 0);
+    atomic_store(&rt__sh->xr[i].head, 0);
+    atomic_store(&rt__sh->xr[i].tail, 0);
+    if (remote)
+        rt__sh->remote_mask |= 1ull << i;
+    else
+        rt__sh->remote_mask &= ~(1ull << i);
+    atomic_store(&c->state, SLOT_RESERVED);
+}
+
+int
+rt__share_join_reserve(void)
+{
+    int slot;
+
+    if (share_failed || !rt__port.up || rt__remote)
+        return -ENODEV;
+    if (rt__sh == NULL && region_create() != 0) {
+        share_failed = true;
+        return -ENOTSUP;
+    }
+    rt__sh_port_lock();
+    slot = free_slot();
+    if (slot >= 0)
+        slot_reserve(slot, true);
+    rt__sh_port_unlock();
+    return slot >= 0 ? slot : -EUSERS;
+}
+
 bool
 rt__share_prepare(void)
 {
-    uint64_t now = rt_now_ns();
-
     child_slot = -1;
     if (share_failed || !rt__port.up)
         return false;
@@ -337,12 +434,7 @@ rt__share_prepare(void)
     rt__sh_drain_own();
     rt__sh_ops_apply();
     rt__sh_tx_flush_held();
-    for (int i = 0; i < SH_SLOTS; i++) {
-        if (atomic_load(&rt__sh->slot[i].state) == SLOT_FREE) {
-            child_slot = i;
-            break;
-        }
-    }
+    child_slot = free_slot();
     if (child_slot < 0) {
         rt__sh_port_unlock();
         RT_WARN("share",
@@ -351,21 +443,9 @@ rt__share_prepare(void)
                 SH_SLOTS);
         return false;
     }
-    {
-        struct sh_slot *c = &rt__sh->slot[child_slot];
-        struct rte_mbuf *m;
-
-        while ((m = rt__sh_ring_get(&c->rx)) != NULL)
-            rte_pktmbuf_free(m);
-        rt__sh_robust_init(&c->token);
-        c->tokenless = false;
-        c->reserved_ns = now;
-        atomic_store(&c->pid, 0);
-        atomic_store(&c->sleepers, 0);
-        atomic_store(&c->active, false);
-        atomic_store(&c->drops, 0);
-        atomic_store(&c->state, SLOT_RESERVED);
-    }
+    /* A joined process's child is joined too: its frames are copied into
+     * cells, and it sends through the packet socket it inherits. */
+    slot_reserve(child_slot, rt__remote);
     freeze_frozen_copies();
     stk_each_flow(freeze_flow, NULL);
     /* The child holds copies of this process's listening sockets. */
@@ -396,12 +476,13 @@ rt__share_child(void)
     atomic_store(&s->state, SLOT_LIVE);
 }
 
-/* Port lock held: no other process lives on the port. */
+/* Port lock held: no other process of the family lives on the port
+ * (joined processes do not keep it open). */
 static bool
 others_gone(void)
 {
     for (int i = 0; i < SH_SLOTS; i++)
-        if (i != rt__sh_me &&
+        if (i != rt__sh_me && !rt__sh->slot[i].remote &&
             atomic_load(&rt__sh->slot[i].state) == SLOT_LIVE &&
             rt__sh_slot_alive(i))
             return false;
@@ -420,11 +501,11 @@ rt__share_exit(void)
     rt__sh_port_lock();
     rt__sh_ops_apply();
     rt__sh_tx_flush_held();
-    last = others_gone();
+    last = !rt__remote && others_gone();
     rt__sh_slot_cleanup(rt__sh_me); /* drains the stash too */
     rt__stash_move(NULL);
     rt__sh_port_unlock();
     rt__shared = false;
     stk_set_flow_ops(NULL);
-    return last;
+    return last; /* a joined process never closes the owner's port */
 }

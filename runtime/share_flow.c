@@ -104,7 +104,7 @@ held_free(const struct stk_flow *f)
     for (int i = 0; i < SH_HELD; i++) {
         struct sh_held *h = &rt__sh->held[i];
         if (h->m != NULL && memcmp(&h->f, f, sizeof(*f)) == 0) {
-            rte_pktmbuf_free(h->m);
+            rt__sh_mbuf_free(h->m);
             h->m = NULL;
         }
     }
@@ -271,6 +271,14 @@ rt_flow_replay(const struct stk_flow *f)
 
     if (!rt__shared)
         return;
+    if (rt__remote) {
+        /* A joined process cannot read the port's mbufs: the segments go,
+         * and the peer sends them again. */
+        rt__sh_port_lock();
+        held_free(f);
+        rt__sh_port_unlock();
+        return;
+    }
     do { /* TCP puts them back in order */
         n = 0;
         rt__sh_port_lock();

@@ -10,6 +10,9 @@
  *   share_slot.c      process slots: liveness and cleanup of the gone
  *   share_rx.c        the poll turn: receive, dispatch, wake, sleep
  *   share_memif.c     a memif port's shared-memory maps in every process
+ *   share_join.c      a process outside the fork family joining the port
+ *                     (an exec'd child): the owner's service and the client
+ *   remote.c          a joined process's data path (rt__rm_)
  *
  * Locking: the region's tables change only under the port lock
  * (rt__sh_port_lock); each process's ring is single-producer (the port
@@ -50,6 +53,13 @@
 /* A listener this process stopped serving keeps its queue this long
  * before the connections move to another process. */
 #define UNSERVED_NS 2000000ull
+/* A joined process (share_join.c) cannot reach the port's mbufs (they are
+ * in the owner's DPDK memory): the frames dispatched to it are copied into
+ * a ring of cells in the region, and mbufs it would free are left on a
+ * list the family frees. */
+#define SH_XCELLS 512u
+#define SH_CELL_DATA 2042
+#define SH_DFREE 1024
 
 enum { SLOT_FREE = 0, SLOT_RESERVED, SLOT_LIVE };
 
@@ -69,7 +79,22 @@ struct sh_slot {
     _Atomic bool active; /* has polled: gets ARP copies */
     _Atomic uint64_t drops;
     struct rt__stash stash; /* the process's recycled mbufs (rt_int.h) */
+    bool remote;            /* joined (share_join.c), not a fork child */
+    uintptr_t map_addr;     /* where the process maps the region */
     struct sh_ring rx;
+};
+
+struct sh_cell {
+    uint32_t lid;
+    uint16_t len;
+    uint8_t data[SH_CELL_DATA];
+};
+
+/* Frames for a joined process, copied out of their mbufs by the family's
+ * port lock holder (producer); the joined process consumes. */
+struct sh_xring {
+    _Atomic uint32_t head, tail;
+    struct sh_cell c[SH_XCELLS];
 };
 
 struct sh_flow {
@@ -136,6 +161,12 @@ struct sh_region {
     struct sh_svc svc[SH_SVCS];
     struct sh_held held[SH_HELD];
     struct sh_flow flow[SH_FLOWS];
+    /* Joined processes (share_join.c): their slots, and mbufs they let go
+     * of, for a family process to free (port lock held). */
+    uint64_t remote_mask;
+    uint32_t ndfree;
+    struct rte_mbuf *dfree[SH_DFREE];
+    struct sh_xring xr[SH_SLOTS]; /* last: only joined slots' pages are used */
 };
 
 /* This process's services, kept before the region exists too. */
@@ -158,6 +189,15 @@ extern struct local_svc rt__sh_lsv[LOCAL_SVCS];
 extern int rt__sh_nlsv;
 extern uint64_t rt__sh_wake_mask; /* slots given frames in this dispatch */
 extern const struct stk_flow_ops rt__sh_flow_ops;
+extern int rt__sh_fd;            /* the region's memfd (family only) */
+extern int rt__rm_efd[SH_SLOTS]; /* a joined process's copies of the efds */
+
+/* Slot i's eventfd in this process. */
+static inline int
+rt__sh_efd(int i)
+{
+    return rt__remote ? rt__rm_efd[i] : rt__sh->slot[i].efd;
+}
 
 /* share.c */
 void rt__sh_robust_init(pthread_mutex_t *mu);
@@ -172,6 +212,11 @@ void rt__sh_q_claim(void);
 void rt__sh_q_release(int i);
 /* Send the queued frames on this process's tx queue (port lock held). */
 void rt__sh_tx_flush_held(void);
+
+/* Port lock held: free an mbuf of the port's pool, or in a joined
+ * process, which cannot, leave it for the family (rt__sh_dfree_drain). */
+void rt__sh_mbuf_free(struct rte_mbuf *m);
+void rt__sh_dfree_drain(void);
 
 /* share_flow.c (port lock held) */
 uint32_t rt__sh_flow_hash(const struct stk_flow *f);
@@ -195,6 +240,12 @@ void rt__sh_sweep(uint64_t now);
 
 /* share_rx.c */
 void rt__sh_wake_slots(void);
+/* Port lock held, family process: copy the frames in joined processes'
+ * rings into their cells. */
+void rt__sh_pump_remote(void);
+/* Wake a sleeping family process (a joined one put an mbuf in its ring
+ * that a family process must copy). */
+void rt__sh_kick_family(void);
 
 /* ---- rings: one producer (the port lock holder), one consumer --------- */
 

@@ -368,7 +368,62 @@ rt__sh_wake_slots(void)
         mask &= mask - 1;
         if (i != rt__sh_me && atomic_load(&rt__sh->slot[i].sleepers) > 0) {
             RT_STAT_INC(share_wakes);
-            syscall(SYS_write, rt__sh->slot[i].efd, &one, sizeof(one));
+            syscall(SYS_write, rt__sh_efd(i), &one, sizeof(one));
+        }
+    }
+}
+
+void
+rt__sh_kick_family(void)
+{
+    uint64_t one = 1;
+
+    for (int i = 0; i < SH_SLOTS; i++) {
+        struct sh_slot *s = &rt__sh->slot[i];
+
+        if (i == rt__sh_me || s->remote ||
+            atomic_load(&s->state) != SLOT_LIVE ||
+            atomic_load(&s->sleepers) == 0)
+            continue;
+        syscall(SYS_write, rt__sh_efd(i), &one, sizeof(one));
+        return;
+    }
+}
+
+/* Joined processes (share_join.c) cannot read the port's mbufs: what was
+ * dispatched to them is copied into their cells here, by the family's
+ * port lock holder, and they are woken as for their ring. */
+void
+rt__sh_pump_remote(void)
+{
+    uint64_t mask = rt__sh->remote_mask;
+
+    while (mask != 0) {
+        int i = __builtin_ctzll(mask);
+        struct sh_slot *s = &rt__sh->slot[i];
+        struct sh_xring *x = &rt__sh->xr[i];
+        struct rte_mbuf *m;
+
+        mask &= mask - 1;
+        while ((m = rt__sh_ring_get(&s->rx)) != NULL) {
+            uint32_t t = atomic_load_explicit(&x->tail, memory_order_relaxed);
+            uint32_t h = atomic_load_explicit(&x->head, memory_order_acquire);
+
+            if (t - h >= SH_XCELLS || m->data_len > SH_CELL_DATA ||
+                m->nb_segs != 1) {
+                atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
+                RT_STAT_INC(share_drop_ring);
+            } else {
+                struct sh_cell *c = &x->c[t & (SH_XCELLS - 1)];
+
+                memcpy(c->data, rte_pktmbuf_mtod(m, const void *), m->data_len);
+                c->len = m->data_len;
+                c->lid = m->hash.usr;
+                atomic_store_explicit(&x->tail, t + 1, memory_order_release);
+                RT_STAT_INC(share_pumped);
+                rt__sh_wake_mask |= 1ull << i;
+            }
+            rte_pktmbuf_free(m);
         }
     }
 }
@@ -528,6 +583,9 @@ rx_queues(uint64_t now, uint64_t *bytes)
         rt__sh_port_lock();
         rt__sh_ops_apply();
         rt__sh_sweep(now);
+        rt__sh_dfree_drain();
+        if (rt__sh->remote_mask != 0)
+            rt__sh_pump_remote();
         rt__sh_port_unlock();
     }
     start = rt__sh_myq >= 0 ? (uint16_t)rt__sh_myq : 0;
@@ -546,6 +604,8 @@ rx_queues(uint64_t now, uint64_t *bytes)
         rt__sh_ops_apply();
         for (uint16_t i = 0; i < ns; i++)
             dispatch(pkts[i]);
+        if (rt__sh->remote_mask != 0)
+            rt__sh_pump_remote();
         rt__sh_ops_apply();
         rt__sh_port_unlock();
     }
@@ -587,10 +647,13 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         rt__mf_refresh();
         return 0;
     }
+    rt__sh_dfree_drain();
     n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
     ns = take_own(pkts, n, bytes, false);
     for (uint16_t i = 0; i < ns; i++)
         dispatch(pkts[i]);
+    if (rt__sh->remote_mask != 0)
+        rt__sh_pump_remote();
     rt__sh_ops_apply();
     if (flush || rt__tx_due())
         rt__tx_flush_locked();
@@ -640,11 +703,11 @@ rt__share_sleep_begin(void)
     struct sh_slot *s = &rt__sh->slot[rt__sh_me];
 
     atomic_fetch_add(&s->sleepers, 1);
-    if (!rt__sh_ring_empty(&s->rx)) {
+    if (rt__remote ? rt__rm_pending() : !rt__sh_ring_empty(&s->rx)) {
         atomic_fetch_sub(&s->sleepers, 1);
         return -1; /* frames waiting: do not sleep */
     }
-    return s->efd;
+    return rt__sh_efd(rt__sh_me);
 }
 
 void
@@ -655,5 +718,5 @@ rt__share_sleep_end(bool woken)
 
     atomic_fetch_sub(&s->sleepers, 1);
     if (woken)
-        syscall(SYS_read, s->efd, &v, sizeof(v));
+        syscall(SYS_read, rt__sh_efd(rt__sh_me), &v, sizeof(v));
 }

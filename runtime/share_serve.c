@@ -56,7 +56,7 @@ rt__sh_svc_drop_if_unheld(struct sh_svc *v)
         if (v->copies[i] != 0)
             return;
     for (int i = 0; i < v->npend; i++)
-        rte_pktmbuf_free(v->pend[i]);
+        rt__sh_mbuf_free(v->pend[i]);
     v->npend = 0;
     v->n = 0;
     v->used = 0;
@@ -116,6 +116,7 @@ void
 rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
 {
     struct sh_svc *v;
+    bool kick = false;
 
     if (!rt__shared)
         return;
@@ -146,13 +147,17 @@ rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
             v->v[i].inflight_ns = rt_now_ns();
             m->hash.usr = lid;
             if (!rt__sh_ring_put(&rt__sh->slot[rt__sh_me].rx, m))
-                rte_pktmbuf_free(m);
+                rt__sh_mbuf_free(m);
+            else if (rt__remote)
+                kick = true; /* a family process copies it to our cells */
             break;
         }
         v->v[i].waiting++;
         break;
     }
     rt__sh_port_unlock();
+    if (kick)
+        rt__sh_kick_family();
 }
 
 void
@@ -232,6 +237,10 @@ rt__sh_drain_own(void)
 {
     struct rte_mbuf *m;
 
+    if (rt__remote) {
+        rt__rm_drain();
+        return;
+    }
     while ((m = rt__sh_ring_get(&rt__sh->slot[rt__sh_me].rx)) != NULL) {
         stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
                       m->hash.usr);

@@ -36,8 +36,9 @@ rt__sh_slot_cleanup(int i)
     unsigned conns = 0;
 
     while ((m = rt__sh_ring_get(&s->rx)) != NULL)
-        rte_pktmbuf_free(m);
-    rt__stash_drain(&s->stash);
+        rt__sh_mbuf_free(m);
+    if (!rt__remote)
+        rt__stash_drain(&s->stash); /* a joined process's is empty */
     rt__sh_q_release(i);
     for (uint32_t k = 0; k < SH_FLOWS; k++) {
         struct sh_flow *e = &rt__sh->flow[k];
@@ -71,15 +72,18 @@ rt__sh_slot_cleanup(int i)
     }
     atomic_store(&s->sleepers, 0);
     atomic_store(&s->active, false);
+    rt__sh->remote_mask &= ~(1ull << i);
+    s->remote = false;
     if (i != rt__sh_me)
         RT_INFO("share", "process %d is gone: %u connections released",
                 atomic_load(&s->pid), conns);
     atomic_store(&s->state, SLOT_FREE);
 }
 
-/* True if the region is mapped in pid (the same program image). */
+/* True if the region is mapped in pid at addr (where that process maps
+ * it: the same address in a fork family, another in a joined process). */
 static bool
-maps_have_region(int pid)
+maps_have_region(int pid, uintptr_t addr)
 {
     char path[64], buf[4096], want[32];
     size_t wl, keep = 0;
@@ -87,8 +91,7 @@ maps_have_region(int pid)
     bool found = false;
 
     snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-    wl = (size_t)snprintf(want, sizeof(want), "%" PRIxPTR "-",
-                          (uintptr_t)rt__sh);
+    wl = (size_t)snprintf(want, sizeof(want), "%" PRIxPTR "-", addr);
     fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return false;
@@ -130,7 +133,7 @@ rt__sh_slot_alive(int i)
      * thread that took the token ended. */
     if (syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH)
         return false;
-    return maps_have_region(pid);
+    return maps_have_region(pid, s->map_addr);
 }
 
 /* now: the caller's clock reading, taken before the port lock. Times

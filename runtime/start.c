@@ -256,6 +256,81 @@ port_close_at_exit(void)
     }
 }
 
+/* The stack on top of the port (or the joined port), then the progress
+ * thread; the port's owner also serves joins. */
+static int
+start_stack(struct stk_netif_cfg *nc)
+{
+    int rc;
+
+    nc->ip = rt_cfg.ip_addr;
+    nc->netmask = rt_cfg.ip_mask;
+    nc->gateway = rt_cfg.gw_addr;
+    nc->mtu = (uint16_t)rt_cfg.mtu;
+    if (rt__remote) {
+        nc->link.tx_alloc = rt__rm_tx_alloc;
+        nc->link.tx_send = rt__rm_tx_send;
+    } else {
+        nc->link.tx_alloc = rt__tx_alloc;
+        nc->link.tx_send = rt__tx_send;
+    }
+    nc->link.ctx = NULL;
+    rt__loop_reset();
+    rt__isn_key_load();
+    rt_lock();
+    rc = stk_init(nc);
+    if (rc == 0 && rt__remote)
+        rt__rm_stack_up();
+    rt_unlock();
+    if (rc != 0) {
+        RT_ERR("start", "the stack did not start: %s", strerror(-rc));
+        return rc;
+    }
+    if (rt_cfg.progress_usec > 0) {
+        rc = rt__progress_start(rt_cfg.progress_usec);
+        if (rc != 0)
+            return rc;
+    }
+    if (!rt__remote && rt_cfg.iface[0] != '\0' && rt_cfg.vdev[0] == '\0' &&
+        rt_cfg.join) {
+        rc = rt__join_serve_start(nc);
+        if (rc != 0)
+            RT_INFO("start",
+                    "cannot serve joins (%s): exec'd children of this "
+                    "process will use the kernel",
+                    strerror(-rc));
+    }
+    return 0;
+}
+
+/* ACCEL_IFACE is driven by another accel process (owner): join its port
+ * (share_join.c) or stay on the kernel, saying why. */
+static int
+start_joined(const char *owner, struct stk_netif_cfg *nc)
+{
+    char why[200] = "ACCEL_JOIN=0";
+    int rc = -EBUSY;
+
+    memset(nc, 0, sizeof(*nc));
+    if (rt_cfg.join)
+        rc = rt__join(nc, why, sizeof(why));
+    if (rc != 0) {
+        RT_ERR("start",
+               "ACCEL_IFACE=%s is already driven by accel process %s and "
+               "this process cannot join it (%s): it uses the kernel. Give "
+               "it its own interface, or start it as a fork child of that "
+               "process",
+               rt_cfg.iface, owner, why);
+        return -EBUSY;
+    }
+    /* The owner's settings (nc), not this process's environment. */
+    rt_cfg.ip_addr = nc->ip;
+    rt_cfg.ip_mask = nc->netmask;
+    rt_cfg.gw_addr = nc->gateway;
+    rt_cfg.mtu = nc->mtu;
+    return start_stack(nc);
+}
+
 static int
 do_start(void)
 {
@@ -279,7 +354,22 @@ do_start(void)
         return -EINVAL;
     }
     if (rt_cfg.vdev[0] == '\0') {
-        rc = rt__iface_lock(rt_cfg.iface);
+        char owner[32];
+
+        rc = rt__iface_lock(rt_cfg.iface, owner, sizeof(owner));
+        if (rc == -EBUSY) {
+            rc = start_joined(owner, &nc);
+            if (rc != 0) {
+                if (rt__remote) {
+                    rt_lock();
+                    (void)rt__share_exit();
+                    rt__port.up = false;
+                    rt_unlock();
+                }
+                return rc;
+            }
+            goto up;
+        }
         if (rc != 0)
             return rc;
     }
@@ -290,30 +380,13 @@ do_start(void)
     rc = start_port(&nc.csum_flags, nc.mac);
     if (rc != 0)
         return rc;
-    nc.ip = rt_cfg.ip_addr;
-    nc.netmask = rt_cfg.ip_mask;
-    nc.gateway = rt_cfg.gw_addr;
-    nc.mtu = (uint16_t)rt_cfg.mtu;
-    nc.link.tx_alloc = rt__tx_alloc;
-    nc.link.tx_send = rt__tx_send;
-    nc.link.ctx = NULL;
-    rt__loop_reset();
-    rt__isn_key_load();
-    rt_lock();
-    rc = stk_init(&nc);
-    rt_unlock();
+    rc = start_stack(&nc);
     if (rc != 0) {
-        RT_ERR("start", "the stack did not start: %s", strerror(-rc));
         rt__port_close(rt__port.port_id);
         return rc;
     }
-    if (rt_cfg.progress_usec > 0) {
-        rc = rt__progress_start(rt_cfg.progress_usec);
-        if (rc != 0) {
-            rt__port_close(rt__port.port_id);
-            return rc;
-        }
-    }
+    rt_stats_set_port_dump(rt__port_stats_dump);
+up:
     RT_INFO("start",
             "data path up: %s, ip %s, mac %02x:%02x:%02x:%02x:%02x:%02x, "
             "rx wait: %s",
@@ -323,7 +396,6 @@ do_start(void)
             : rt__port.wait_kind == RT__WAIT_INTR ? "rx interrupt"
                                                   : "none (1 ms sleeps)");
     rt_stats_set_datapath(rt__port.desc);
-    rt_stats_set_port_dump(rt__port_stats_dump);
     stack_pid = getpid();
     atexit(port_close_at_exit);
     return 0;
@@ -399,6 +471,7 @@ rt_atfork_child(void)
     bool was_started = rt_started();
 
     rt__loop_atfork_child(); /* a fresh stack lock, not held */
+    rt__join_atfork_child();
     rt__block_atfork_child();
     rt__progress_atfork_child();
     pthread_mutex_init(&start_mu, NULL);

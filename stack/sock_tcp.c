@@ -391,7 +391,13 @@ cb_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
     (void)pcb;
     (void)len;
     if (s != NULL) {
-        sync_state(s);
+        /* An ACK that ends the connection (CLOSING -> TIME_WAIT) after the
+         * peer's FIN was delivered. Without that FIN, the same segment
+         * still carries it, and maybe data: lwIP reports the ACK first,
+         * then the data and the FIN (cb_recv), which must find the socket
+         * still on the pcb. */
+        if (s->fin_rcvd)
+            sync_state(s);
         stk__changed(s, true);
     }
     return ERR_OK;

@@ -232,6 +232,32 @@ TEST_F(Lab, tcp_shutdown_wr_sends_fin_and_send_fails_epipe)
     EXPECT_NE(events(c.s) & EPOLLHUP, 0u);
 }
 
+// The peer's last data, its FIN and the ACK of our last data and FIN in one
+// segment
+// (we half-closed first; the segment takes us from FIN_WAIT_1 straight to
+// TIME_WAIT): every byte is read before EOF, as on Linux. lwIP reports the
+// ACK (sent callback) before the data; the socket used to leave the pcb at
+// that point and the data went to nobody (an exec'd socat relaying an echo
+// lost its last segment, tests/integration/fork_exec_join.sh).
+TEST_F(Lab, tcp_data_with_fin_acking_ours_is_read_before_eof)
+{
+    Conn c = active_open();
+    ASSERT_EQ(send_bytes(c.s, pattern(300, 1)), 300);
+    ASSERT_EQ(stk_sock_shutdown(c.s, SHUT_WR), 0);
+    std::vector<Pkt> pk;
+    // Our last data and FIN, not acknowledged yet.
+    EXPECT_EQ(take_data(c, &pk), pattern(300, 1));
+    ASSERT_FALSE(pk.empty());
+    ASSERT_NE(pk.back().flags & FIN, 0u);
+    peer_send(c, pattern(700), FIN); // data + FIN + ACK of all of ours
+    drain();
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 1000), 700);
+    EXPECT_EQ(in, pattern(700));
+    EXPECT_EQ(recv_bytes(c.s, &in, 1000), 0);
+    EXPECT_NE(events(c.s) & EPOLLHUP, 0u);
+}
+
 TEST_F(Lab, tcp_close_orderly_sends_fin_and_queued_data)
 {
     Conn c = active_open();

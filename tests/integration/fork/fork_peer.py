@@ -31,6 +31,11 @@ kill IP PORT NCONN NNEW
 stream IP PORT SECONDS
     Connect and send for SECONDS without reading (a 4 KB receive buffer:
     an echoing server soon cannot send), then close. Prints "sent N".
+pair IP PORT1 PORT2 SIZE
+    For a relay that starts a server on PORT2 for each connection to PORT1
+    and joins the two: connect A to PORT1, then B to PORT2 (retrying while
+    refused, up to 30 s), send SIZE random bytes A->B and B->A at once and
+    check both sha256s. Prints "ok pair bytes=N".
 udpflood IP PORT COUNT
     Send COUNT datagrams of 1000 bytes to IP:PORT as fast as the socket
     takes them. Prints "sent N".
@@ -355,6 +360,48 @@ def stream(ip, port, seconds):
     print("sent %d" % n, flush=True)
 
 
+def pair(ip, port1, port2, size):
+    size = int(size)
+    a = connect_retry(ip, int(port1))
+    b = connect_retry(ip, int(port2))
+    a.settimeout(30)
+    b.settimeout(30)
+    data = {"a": os.urandom(size), "b": os.urandom(size)}
+    got = {}
+    errs = []
+
+    def send(s, p):
+        try:
+            s.sendall(p)
+        except OSError as e:
+            errs.append("send: %s" % e)
+
+    def recv(s, name):
+        try:
+            got[name] = recv_exact(s, size)
+        except OSError as e:
+            errs.append("recv %s: %s" % (name, e))
+
+    ts = [threading.Thread(target=send, args=(a, data["a"])),
+          threading.Thread(target=send, args=(b, data["b"])),
+          threading.Thread(target=recv, args=(a, "a")),
+          threading.Thread(target=recv, args=(b, "b"))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    a.close()
+    b.close()
+    if errs:
+        fail("pair: " + "; ".join(errs))
+    for src, dst in (("a", "b"), ("b", "a")):
+        g = got.get(dst, b"")
+        if len(g) != size or hashlib.sha256(g).digest() != hashlib.sha256(data[src]).digest():
+            fail("pair: %s -> %s: got %d of %d bytes%s" %
+                 (src, dst, len(g), size, ", sha256 differs" if len(g) == size else ""))
+    print("ok pair bytes=%d" % (2 * size), flush=True)
+
+
 def udpflood(ip, port, count):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     payload = b"x" * 1000
@@ -377,6 +424,7 @@ def main():
         "batches": (batches, 4),
         "bulk": (bulk, 5),
         "kill": (kill_test, 4),
+        "pair": (pair, 4),
     }
     if len(sys.argv) < 2 or sys.argv[1] not in cmds or len(sys.argv) != 2 + cmds[sys.argv[1]][1]:
         print(__doc__, file=sys.stderr)
