@@ -92,6 +92,21 @@ run_timers(uint64_t now)
                           memory_order_relaxed);
 }
 
+/* End of a turn that received n frames: the receive gap rt_block's spin
+ * looks at, and when an application thread last polled. */
+static void
+turn_done(uint64_t now, int n)
+{
+    if (n > 0) {
+        uint64_t prev =
+            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
+        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
+        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
+    }
+    if (!rt__is_progress)
+        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+}
+
 /* Shared port (after a fork): frames other processes dispatched here,
  * then the timers, then, with the port lock, an rx burst dispatched
  * across the processes and the tx flush (runtime/share_rx.c). */
@@ -111,14 +126,7 @@ poll_shared(void)
     RT_STAT_ADD(rx_frames, (uint64_t)n);
     RT_STAT_ADD(rx_bytes, bytes);
     n += mine;
-    if (n > 0) {
-        uint64_t prev =
-            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
-        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
-        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
-    }
-    if (!rt__is_progress)
-        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    turn_done(now, n);
     stk_clock_turn(0);
     return n;
 }
@@ -139,14 +147,7 @@ poll_remote(void)
     rt__share_export_unserved();
     run_timers(now);
     RT_STAT_ADD(rx_frames, (uint64_t)n);
-    if (n > 0) {
-        uint64_t prev =
-            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
-        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
-        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
-    }
-    if (!rt__is_progress)
-        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    turn_done(now, n);
     if (rt__tx_due())
         rt__tx_flush();
     stk_clock_turn(0);
@@ -196,14 +197,7 @@ rt_poll(void)
     }
     RT_STAT_ADD(rx_frames, n);
     RT_STAT_ADD(rx_bytes, bytes);
-    if (n > 0) {
-        uint64_t prev =
-            atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
-        atomic_store_explicit(&rt__rx_gap_ns, now - prev, memory_order_relaxed);
-        atomic_store_explicit(&rt__last_rx_ns, now, memory_order_relaxed);
-    }
-    if (!rt__is_progress)
-        atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    turn_done(now, n);
     run_timers(now);
     if (rt__tx_due())
         rt__tx_flush();

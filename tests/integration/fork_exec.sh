@@ -27,9 +27,7 @@
 
 fork_lab_up
 
-bg_start echo K "$PY" "$FORK_PEER" echo-server "$KIP" 7300 "$T/peer.log"
-wait_line "$T/echo.out" '^listening' || fail "kernel echo peer did not start"
-: >"$T/peer.log"
+echo_peer 7300 "$T/peer.log"
 n=0
 # exec_run NAME MODE EXPECT ENV...: fork_exec with the exec'd program
 # through MODE (fork or system); EXPECT 1: it connects and echoes, 0: it is

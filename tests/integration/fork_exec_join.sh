@@ -24,9 +24,7 @@
 
 fork_lab_up
 
-bg_start echo K "$PY" "$FORK_PEER" echo-server "$KIP" 7300 "$T/peer.log"
-wait_line "$T/echo.out" '^listening' || fail "kernel echo peer did not start"
-: >"$T/peer.log"
+echo_peer 7300 "$T/peer.log"
 
 # -t 30 on both socats: after one side's EOF, socat closes the other after
 # -t seconds (0.5 by default) whether the data is through or not.

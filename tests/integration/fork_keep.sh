@@ -23,9 +23,7 @@ peer_result() {
 }
 
 log "check: parent connected to a kernel echo server"
-bg_start echo K "$PY" "$FORK_PEER" echo-server "$KIP" 7200 "$T/peer-connect.log"
-wait_line "$T/echo.out" '^listening' || fail "kernel echo peer did not start"
-: >"$T/peer-connect.log"
+echo_peer 7200 "$T/peer-connect.log"
 i=0
 for mode in "${MODES[@]}"; do
     i=$((i + 1))

@@ -64,6 +64,15 @@ sx_bg() {
     fi
 }
 
+# echo_peer PORT LOG: the kernel echo peer (fork_peer.py echo-server) on
+# $KIP:PORT in the background (bg name "echo"), logging each connection to
+# LOG (emptied once it listens).
+echo_peer() {
+    bg_start echo K "$PY" "$FORK_PEER" echo-server "$KIP" "$1" "$2"
+    wait_line "$T/echo.out" '^listening' || fail "kernel echo peer did not start"
+    : >"$2"
+}
+
 # peer ARGS...: fork_peer.py in the kernel peer netns (bounded).
 peer() { timeout -k 5 "${IT_FG_TIMEOUT:-180}" ip netns exec "$NS_K" "$PY" "$FORK_PEER" "$@"; }
 
