@@ -149,6 +149,40 @@ rt__rm_stack_up(void)
 
 /* ---- receive (stack lock held) ---------------------------------------- */
 
+#define FAMILY_CHECK_NS 1000000000ull
+
+/* Frames reach a joined process only while a process of the owner's
+ * family dispatches them. When the last one has exited, the port is
+ * closed: say so once, with what to do. */
+static void
+check_family(uint64_t now)
+{
+    static uint64_t next;
+    static bool warned;
+
+    if (warned || now < next)
+        return;
+    next = now + FAMILY_CHECK_NS;
+    rt__sh_port_lock();
+    for (int i = 0; i < SH_SLOTS; i++) {
+        struct sh_slot *s = &rt__sh->slot[i];
+
+        if (!s->remote && atomic_load(&s->state) == SLOT_LIVE &&
+            rt__sh_slot_alive(i)) {
+            rt__sh_port_unlock();
+            return;
+        }
+    }
+    rt__sh_port_unlock();
+    warned = true;
+    RT_STAT_INC(join_family_gone);
+    RT_WARN("join",
+            "the processes driving %s have all exited: this process "
+            "joined their port and its accelerated sockets no longer "
+            "receive; restart it to drive the interface itself",
+            rt_cfg.iface);
+}
+
 bool
 rt__rm_pending(void)
 {
@@ -166,6 +200,8 @@ rt__rm_drain(void)
     uint32_t t = atomic_load_explicit(&x->tail, memory_order_acquire);
     int n = 0;
 
+    if (h == t)
+        check_family(rt_now_ns());
     if (!atomic_load_explicit(&rt__sh->slot[rt__sh_me].active,
                               memory_order_relaxed))
         atomic_store(&rt__sh->slot[rt__sh_me].active, true);

@@ -19,6 +19,9 @@
 #     relay's port, and so do its fork children and what they exec.
 #  3. A joined process killed with SIGKILL: the relay's sweep frees its
 #     slot (its connection is released), and new joins keep working.
+#  4. A process spawned (posix_spawn) by an accelerated Python server
+#     joins, echoes, and outlives the server: it says once, in one line,
+#     that its port is gone (tests/integration/fork/spawn_orphan.py).
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$(dirname "$(readlink -f "$0")")/fork/lib.sh"
 
@@ -104,4 +107,26 @@ if ((!FORK_KERNEL)); then
     check "no exec'd program fell back to the kernel" \
         eval "! grep -q 'cannot join it' '$T/relay.err' '$T/relay2.err'"
 fi
+
+if ((!FORK_KERNEL)); then
+    log "check: a joined process outliving the port's owner"
+    # With the relays gone, a Python server (the port's owner) starts a
+    # child with subprocess
+    # (posix_spawn: no fork handler runs, the region is made on the join);
+    # the child joins, echoes a line through the peer, and outlives its
+    # parent: it must say, once, that its port is gone.
+    SX ACCEL_STATS=1 "$PY" "$FORK_DIR/spawn_orphan.py" parent "$AIP" 7600 "$KIP" 7300 \
+        >"$T/orphan.out" 2>"$T/orphan.err"
+    check_eq "orphan: the spawned child echoed through the joined port" "$(cat "$T/orphan.out")" "child echoed"
+    # The child's stats come at its exit, after up to 3.5 s of linger (its
+    # FIN goes unanswered: nothing receives for it any more).
+    slowwait 20 eval "(( \$(grep -c 'stats: data path' '$T/orphan.err') >= 2 ))"
+    check "orphan: the child's data path was the joined port" \
+        grep -Eq "stats: data path: joined af_(xdp|packet) on $VETH_A" "$T/orphan.err"
+    check "orphan: the child said once that the processes driving the port are gone" \
+        eval "(( \$(grep -c 'have all exited: this process joined their port' '$T/orphan.err') == 1 ))"
+    check "orphan: its stats count it" \
+        eval "grep -Eq 'stats: +join_family_gone +1\$' '$T/orphan.err'"
+fi
+
 finish
