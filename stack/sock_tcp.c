@@ -376,6 +376,17 @@ cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         stk__changed(s, true);
         return ERR_OK;
     }
+    if (s->shut_rd && (pcb->state == FIN_WAIT_1 || pcb->state == FIN_WAIT_2)) {
+        /* New data for a socket shut for reading after our FIN: Linux
+         * resets the connection (tcp_rcv_state_process), and so do we. */
+        pbuf_free(p);
+        stk__tcp_abort(s);
+        s->err = ECONNRESET;
+        s->st = STK_TCP_CLOSED;
+        s->shut_wr = true;
+        stk__changed(s, true);
+        return ERR_ABRT;
+    }
     if (stk__ring_push(&s->rxq, p, 0, 0) < 0)
         return ERR_MEM; /* lwIP keeps it as refused data and retries */
     s->rx_bytes += p->tot_len;

@@ -258,6 +258,26 @@ TEST_F(Lab, tcp_data_with_fin_acking_ours_is_read_before_eof)
     EXPECT_NE(events(c.s) & EPOLLHUP, 0u);
 }
 
+// Data arriving after shutdown(SHUT_RDWR) (our FIN sent): Linux resets
+// the connection (RST out, ECONNRESET, POLLERR); differential 018.
+TEST_F(Lab, tcp_data_after_shutdown_rdwr_resets)
+{
+    Conn c = active_open();
+    ASSERT_EQ(stk_sock_shutdown(c.s, SHUT_RDWR), 0);
+    take_data(c); // our FIN
+    peer_send(c, pattern(20));
+    std::vector<Pkt> pk = drain();
+    bool rst = false;
+    for (const Pkt &p : pk)
+        rst |= (p.flags & RST) != 0;
+    EXPECT_TRUE(rst);
+    uint32_t ev = events(c.s);
+    EXPECT_NE(ev & EPOLLERR, 0u);
+    EXPECT_NE(ev & EPOLLHUP, 0u);
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), -ECONNRESET);
+}
+
 TEST_F(Lab, tcp_close_orderly_sends_fin_and_queued_data)
 {
     Conn c = active_open();
