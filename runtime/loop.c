@@ -62,6 +62,12 @@ void
 rt_lock(void)
 {
     pthread_mutex_lock(&stack_lock);
+    /* A fork child has no progress thread (fork copies only the calling
+     * thread): its first call into the stack starts one, whatever the call
+     * (a daemon that only closes its copy of a listener and waits for its
+     * workers must still answer the port when they are gone). */
+    if ((rt__shared || rt__remote) && rt__port.up)
+        rt__progress_ensure();
 }
 
 void
@@ -116,7 +122,6 @@ poll_shared(void)
     uint64_t bytes = 0, now = rt_now_ns();
     int n, mine;
 
-    rt__progress_ensure();
     stk_clock_turn(now);
     mine = rt__share_drain();
     run_timers(now);
@@ -140,7 +145,6 @@ poll_remote(void)
     uint64_t now = rt_now_ns();
     int n;
 
-    rt__progress_ensure();
     stk_clock_turn(now);
     n = rt__rm_drain();
     run_timers(now);

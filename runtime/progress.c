@@ -39,7 +39,7 @@ __thread bool rt__is_progress;
 
 static uint64_t period_ns;
 /* A fork child has no progress thread (fork copies only the calling
- * thread): the first poll in the child starts one. */
+ * thread): its first call into the stack (rt_lock) starts one. */
 static bool running;
 
 static void

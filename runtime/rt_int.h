@@ -177,6 +177,7 @@ void rt__share_sleep_end(bool woken);
 bool rt__share_prepare(void);
 void rt__share_child(void);
 bool rt__share_exit(void);
+void rt__share_leave_listeners(void);
 void rt__share_export_unserved(void);
 /** Stack lock held, in the port's owner: make the region if no fork made
  *  it and reserve a slot for a process joining (share_join.c). The slot,

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -489,16 +490,46 @@ others_gone(void)
     return true;
 }
 
+/* Port lock held: a fork child of the family has its slot reserved but
+ * has not entered it yet (it does in its atfork handler, its first step
+ * after fork). Reservations for joining processes do not count: those
+ * never keep the port open. */
+static bool
+child_starting(void)
+{
+    uint64_t now = rt_now_ns();
+
+    for (int i = 0; i < SH_SLOTS; i++) {
+        struct sh_slot *s = &rt__sh->slot[i];
+
+        if (i != rt__sh_me && !s->remote &&
+            atomic_load(&s->state) == SLOT_RESERVED &&
+            (int64_t)(now - s->reserved_ns) < (int64_t)RESERVE_TIMEOUT_NS)
+            return true;
+    }
+    return false;
+}
+
 /* At exit (stack lock held): leave the region; true if this was the last
- * process on the port (the caller closes it). */
+ * process on the port (the caller closes it). A parent that exits right
+ * after fork (a daemon: nginx, sshd-style servers) may get here before its
+ * child has run at all: it waits for the child to enter its slot, bounded
+ * by the reservation's timeout (a fork that failed leaves one), instead of
+ * closing the port under it. */
 bool
 rt__share_exit(void)
 {
+    struct timespec ms = {0, 1000000};
     bool last;
 
     if (!rt__shared)
         return true;
     rt__sh_port_lock();
+    while (child_starting()) {
+        rt__sh_port_unlock();
+        nanosleep(&ms, NULL);
+        rt__sh_port_lock();
+    }
     rt__sh_ops_apply();
     rt__sh_tx_flush_held();
     last = !rt__remote && others_gone();

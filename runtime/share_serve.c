@@ -248,6 +248,38 @@ rt__sh_drain_own(void)
     }
 }
 
+/* At exit (stack lock held), before the connections are closed: this
+ * process stops serving its listeners, and the connections waiting on
+ * their queues move to a process that still serves the port, as close()
+ * moves them. Linux frees a listener only with its last holder: a worker
+ * that exits, even by _exit, leaves its queued connections to the others,
+ * where closing them here would reset them. */
+void
+rt__share_leave_listeners(void)
+{
+    for (int i = 0; i < rt__sh_nlsv; i++) {
+        struct local_svc *l = &rt__sh_lsv[i];
+
+        if (l->proto != IPPROTO_TCP || l->stk == NULL)
+            continue;
+        rt_serve(l->stk, l->proto, l->port, l->lid, RT_SERVE_OFF);
+        rt_migrate_out(l->stk);
+    }
+    /* Its copies of every listener are closed now, as the kernel closes
+     * an exiting process's fds before anything else: a port nobody holds
+     * any more answers SYNs with RST while this process still lingers. */
+    rt__sh_port_lock();
+    for (int k = 0; k < SH_SVCS; k++) {
+        struct sh_svc *v = &rt__sh->svc[k];
+
+        if (v->used && v->copies[rt__sh_me] != 0) {
+            v->copies[rt__sh_me] = 0;
+            rt__sh_svc_drop_if_unheld(v);
+        }
+    }
+    rt__sh_port_unlock();
+}
+
 /* ---- moving queued connections (stack/migrate.c) ---------------------- */
 
 /* This process stops serving listener l (epoll removal, close): the

@@ -238,7 +238,10 @@ port_close_at_exit(void)
         if (rt__trylock()) {
             uint16_t port_id = rt__port.port_id;
             /* Close what the application left open, as Linux would at
-             * exit (stack/exit.c). */
+             * exit (stack/exit.c); first, the connections queued on the
+             * listeners this process shares go to the others. */
+            if (rt__shared)
+                rt__share_leave_listeners();
             stk_close_all_at_exit();
             rt__tx_flush();
             linger_at_exit();

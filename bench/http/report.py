@@ -22,8 +22,9 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
     series_desc,
-    DISTURBED_PCT, accel_points, accel_stats, busy_note, cmd, failed_notes, failed_row, fmt,
-    load, machine, machine_line, other_pct, ratio, read, save_fig, side_bars, smoke_note,
+    DISTURBED_PCT, accel_points, accel_stats, busy_note, c2c_cell, c2c_note, cmd,
+    failed_notes, failed_row, fmt, load, machine, machine_line, median,
+    other_pct, placement_line, ratio, read, by_rounds, rounds_of, save_fig, side_bars, smoke_note,
     style_axes, topo_series as measured_series, write_json, write_md as write_lines)
 
 KERNEL = "kernel"
@@ -54,37 +55,6 @@ def find(points, series, conns, keepalive):
         if p["series"] == series and p["conns"] == conns and p["keepalive"] == keepalive:
             return p
     return None
-
-
-def rounds_of(points):
-    return sorted({p.get("round", 1) for p in points})
-
-
-def median_points(points):
-    """One point per (series, conns, keepalive): the round with the median
-    req/s among the rounds that worked (the lower middle for an even
-    count), or a failed one when none worked; each keeps every round's
-    req/s in round_rps (None: that round failed)."""
-    groups = {}
-    for p in points:
-        groups.setdefault((p["series"], p["conns"], p["keepalive"]), []).append(p)
-    out = []
-    for grp in groups.values():
-        grp.sort(key=lambda p: p.get("round", 1))
-        ok = sorted((p for p in grp if p["ok"] and p["rps"] is not None),
-                    key=lambda p: p["rps"])
-        m = dict(ok[(len(ok) - 1) // 2] if ok else grp[0])
-        m["round_rps"] = [p["rps"] if p["ok"] else None for p in grp]
-        out.append(m)
-    return out
-
-
-def median(values):
-    v = sorted(x for x in values if x is not None)
-    if not v:
-        return None
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
 def ratios(points, topo_series):
@@ -181,6 +151,9 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
             L.append("| %s | %s | %s | %s | %s |" % (
                 t["topology"], t["target"], fmt(t["ratio"], "%.2f"),
                 ", ".join(fmt(x, "%.2f") for x in t.get("per_round", [])), t["status"]))
+        if "accel_b" in topo_series:
+            L += ["", placement_line(all_points or points, "accel_b",
+                                     rounds_of(all_points or points))]
     else:
         L += ["## Targets (issue 3)", "", "| topology | target | accel / kernel | status |",
               "|---|---|---:|---|"]
@@ -234,7 +207,9 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
           "worker (a reaped worker counts through the master's cutime/cstime), and "
           "getrusage of wrk. Kernel TCP work done in softirq is charged to whichever "
           "process the CPU was running, so on a veth part of the kernel server's receive "
-          "work lands on the client's CPU.",
+          "work lands on the client's CPU."] + c2c_note(
+              meta, all_points or points, "right before and right after each wrk run (nginx "
+              "idle between the points: an accelerated one sleeps too)") + [
           "", "nginx configuration (kernel series; the accelerated series differ only in "
           "the listen address, %s for topology B and in the file paths):" % "10.201.0.1:80",
           "", "```nginx", read(meta.get("nginx_conf_kernel", "")).rstrip(), "```", ""]
@@ -246,9 +221,10 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
             " Each row is the point's median round (by req/s); *rounds* lists every "
             "round's req/s." if nr > 1 else ""), "",
               "| point | side | req/s | p50 us | p99 us | max us | wrk errors | server CPU s / 100k "
-              "| client CPU s / 100k | client busy % | other work % |" + (
+              "| client CPU s / 100k | client busy % | other work % | line RTT ns |" + (
                   " rounds |" if nr > 1 else ""),
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---|" if nr > 1 else "")]
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (
+                  "---|" if nr > 1 else "")]
         for conns, ka in ((1, True), (32, True), (256, True), (32, False)):
             for s in (KERNEL, series):
                 p = find(points, s, conns, ka)
@@ -256,16 +232,16 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
                 if p is None:
                     continue
                 if not p["ok"]:
-                    L.append(failed_row(11 + (nr > 1), row_label(conns, ka), side))
+                    L.append(failed_row(12 + (nr > 1), row_label(conns, ka), side))
                     continue
-                L.append("| %s | %s | %.0f | %s | %s | %s | %d | %s | %s | %s | %s |" % (
+                L.append("| %s | %s | %.0f | %s | %s | %s | %d | %s | %s | %s | %s | %s |" % (
                     row_label(conns, ka), side, p["rps"], fmt(p["p50_us"], "%.0f"),
                     fmt(p["p99_us"], "%.0f"), fmt(p.get("max_us"), "%.0f"),
                     sum(p["errors"].values()),
                     fmt(p["server_cpu_s_per_100k"], "%.3f"),
                     fmt(p["client_cpu_s_per_100k"], "%.3f"), fmt(client_busy(p), "%.0f"),
-                    fmt(other_pct(p, meta), "%.0f")) + (
-                        " %s |" % ", ".join(fmt(x, "%.0f") for x in p["round_rps"])
+                    fmt(other_pct(p, meta), "%.0f"), c2c_cell(p)) + (
+                        " %s |" % ", ".join(fmt(x, "%.0f") for x in p["round_figures"])
                         if nr > 1 else ""))
         L += ["", "Client busy %: the load generator's CPU time over the point's wall time "
               "(one wrk thread on its own CPU). Near 100 %, the point measures the client as "
@@ -345,12 +321,9 @@ def main():
     })
     topo_series = measured_series(meta, TOPOLOGIES)
     all_points = points
-    rounds = rounds_of(points)
-    round_rat = None
-    if len(rounds) > 1:
-        round_rat = [ratios([p for p in points if p.get("round", 1) == r], topo_series)
-                     for r in rounds]
-        points = median_points(points)
+    points, round_rat = by_rounds(points, ratios, topo_series,
+                                  lambda p: (p["series"], p["conns"], p["keepalive"]),
+                                  lambda p: p["rps"])
     rat = ratios(points, topo_series)
     tg = targets(points, rat, topo_series, meta, round_rat)
     stats = server_stats(meta)

@@ -18,6 +18,10 @@
 # 32. Per point: req/s, p50/p99 (`wrk --latency`), wrk's errors, and CPU
 # seconds per 100k requests of the server (master + worker) and of wrk. A
 # point that fails is recorded as failed with its reason and the run goes on.
+# Right before and right after every wrk run (nginx idle), bench/lib/c2c.c
+# measures what a cache line's round trip between CPU 0 and CPU 1 costs:
+# this VM's two placements of its vCPUs (about 95 and 415 ns) change
+# topology B's figures by some 2.5x; the .md reports it per point.
 # Writes <out>/http-<date>.json, .md (conditions, tables, ratios accel/kernel,
 # the issue's targets met/missed) and .png (accel vs kernel, every point).
 #
@@ -215,11 +219,14 @@ wrk_cmd() {
 # wrk_point SERIES CONNS KA [NOTE]: one point against the running server.
 wrk_point() {
     local series=$1 conns=$2 ka=$3 note=${4:-} f=$T/wrk-$1-$2-$3-r$ROUND t0 t1 why="" errl
+    local c2c0 c2c1
     errl=$(lines "$T/$SNAME.error.log")
+    c2c_probe c2c0 # nginx is idle: between points an accelerated one sleeps too
     t0=$(server_ticks)
     wrk_cmd "$conns" "$ka"
     timed_client "$f.cpu" $((DUR + 10)) "$f.txt"
     t1=$(server_ticks)
+    c2c_probe c2c1
     if ! alive "$SPID"; then
         why="during the point: $(server_died)"
         DIED=$SPID
@@ -235,7 +242,8 @@ wrk_point() {
     "$PY" "$HERE/wrkparse.py" --series "$series" --conns "$conns" --keepalive "$ka" --wrk "$f.txt" \
         --round "$ROUND" \
         --client-cpu "$f.cpu" ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${why:+--failed "$why"} \
-        ${note:+--note "$note"} "${MACHINE_ARGS[@]}" --log-prefix "[$TEST_NAME] " >>"$RAW"
+        ${note:+--note "$note"} "${MACHINE_ARGS[@]}" ${C2C:+--c2c-ns "$c2c0,$c2c1"} \
+        --log-prefix "[$TEST_NAME] " >>"$RAW"
 }
 
 # perf_point SERIES: a c=32 keep-alive run (not counted) with
@@ -310,6 +318,7 @@ log "points of $DUR s, $ROUNDS round(s); wrk on CPU $CPU_CLIENT, nginx (master_p
 meta_conditions
 meta master_process "$MASTER"
 meta rounds "$ROUNDS"
+c2c_build
 
 MEMIF_SOCK=$T/bench-memif.sock
 MEMIF_SERVER_ENV=("ACCEL_VDEV=net_memif0,role=server,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_SRV/24")

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Turn one `wrk --latency` run into a JSON line for bench/http/report.py.
 
-usage: wrkparse.py --series S --conns N --keepalive 0|1 [--wrk FILE]
+usage: wrkparse.py --series S --conns N --keepalive 0|1 [--round N] [--wrk FILE]
                    [--server-ticks T] [--client-cpu FILE] [--failed REASON]
                    [--note TEXT] [--machine-ticks T --steal-ticks T --wall-ms MS]
-                   [--log-prefix TEXT]
+                   [--c2c-ns BEFORE,AFTER] [--log-prefix TEXT]
 
 Prints one JSON object on stdout and a one-line summary on stderr. A point
 fails (ok=false, with the reason) when --failed is given, when the wrk
@@ -14,6 +14,9 @@ other_cpu_s: busy CPU time of the whole machine during the point (from
 --machine-ticks, /proc/stat) minus the server's and wrk's: other work that
 competed with the benchmark, over wall_s (how long the point took);
 steal_s: time the hypervisor took.
+c2c_ns: [before, after], bench/lib/c2c.c's ns per cache-line round trip
+between wrk's and nginx's CPU right before and right after the wrk run (None
+where not measured; null without --c2c-ns).
 An accelerated wrk run with ACCEL_STATS=1 also leaves its data path and
 frame counters in the same output; they are kept as "client_accel".
 """
@@ -26,7 +29,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
-    add_cpu_args, accel_stats, client_cpu, cpu_accounting, tail, wall_s)
+    add_cpu_args, accel_stats, c2c_pair, client_cpu, cpu_accounting, tail, wall_s)
 
 UNITS = {"us": 1.0, "ms": 1000.0, "s": 1e6, "m": 60e6}
 
@@ -54,6 +57,7 @@ def main():
          "requests": 0, "errors": None, "server_cpu_s": None, "client_cpu_s": None,
          "server_cpu_s_per_100k": None, "client_cpu_s_per_100k": None, "other_cpu_s": None,
          "steal_s": None, "wall_s": wall_s(a),
+         "c2c_ns": c2c_pair(a),
          "client_accel": []}
     text = ""
     if a.wrk and os.path.exists(a.wrk):

@@ -5,7 +5,10 @@ usage: report.py POINTS_JSONL META_TSV BASE
 writes BASE.json, BASE.md, BASE.png. POINTS_JSONL holds one spparse.py
 object per point; META_TSV key<TAB>value lines from run.sh. Ratios are
 accel/kernel for the same case measured in the same run; both topologies
-are compared with the one kernel series.
+are compared with the one kernel series. With several rounds (run.sh
+--rounds) the tables and the plot show each point's median round and the
+targets the median of the per-round ratios (each round's accel against that
+round's kernel).
 """
 import json
 import os
@@ -21,10 +24,10 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
     series_desc,
-    DISTURBED_PCT, accel_points, busy_note, cmd, failed_notes, failed_row, fmt, load,
-    machine, machine_line, other_pct, ratio, read, save_fig, side_bars, smoke_note,
-    style_axes, table_row, topo_series as measured_series, write_json,
-    write_md as write_lines)
+    DISTURBED_PCT, accel_points, busy_note, c2c_cell, c2c_note, cmd, failed_notes, failed_row,
+    fmt, load, machine, machine_line, median, other_pct, placement_line, ratio,
+    read, by_rounds, rounds_of, save_fig, side_bars, smoke_note, style_axes, table_row,
+    topo_series as measured_series, write_json, write_md as write_lines)
 
 KERNEL = "kernel"
 PROFILES = ("default", "latency")
@@ -105,6 +108,12 @@ def find(points, series, profile, case):
     return None
 
 
+def key_figure(p):
+    """What picks a point's median round: p50 for ping-pong, the received
+    message rate for throughput."""
+    return p["p50_us"] if p["mode"] == "pp" else p["rx_msg_rate"]
+
+
 def cases_of(points, prefix):
     seen = []
     for p in points:
@@ -124,7 +133,10 @@ def ratios(points, topo_series):
     return out
 
 
-def targets(points, rat, topo_series, meta):
+def targets(points, rat, topo_series, meta, round_rat=None):
+    """The issue's targets, per case from the ratios of the run (one round),
+    or with several rounds the median of the per-round ratios (round_rat:
+    one ratios() list per round), each round's ratio kept in per_round."""
     out = []
     for topo, profile, text, prefix, metric, op, bound in TARGETS:
         series = dict((t, s) for t, s, _ in TOPOLOGIES)[topo]
@@ -132,14 +144,19 @@ def targets(points, rat, topo_series, meta):
             continue
         per_case, missing, busy = [], [], 0.0
         for case in cases_of(points, prefix):
-            r = next((x for x in rat if x["topology"] == topo and x["profile"] == profile
-                      and x["case"] == case), None)
-            v = r[metric] if r else None
+            def pick(rs, case=case):
+                r = next((x for x in rs if x["topology"] == topo and x["profile"] == profile
+                          and x["case"] == case), None)
+                return r[metric] if r else None
+            per_round = [pick(rs) for rs in round_rat] if round_rat else None
+            v = median(per_round) if round_rat else pick(rat)
             if v is None:
                 missing.append(case)
                 continue
             met = v >= bound if op == ">=" else v <= bound
             per_case.append({"case": case, "ratio": v, "met": met})
+            if per_round is not None:
+                per_case[-1]["per_round"] = per_round
             for s in (series, KERNEL):
                 busy = max(busy, other_pct(find(points, s, profile, case), meta) or 0.0)
         if not per_case:
@@ -184,7 +201,8 @@ def rx_share(p):
 
 def side_rows(points, series, cases, ncols, cells):
     """Table rows of ncols columns: for each case, the kernel's point and each
-    profile's of series; cells(p) is a point's cells after the case and side."""
+    profile's of series; cells(p) is a point's cells after the case and side
+    (the line RTT and, with several rounds, the rounds' cells included)."""
     rows = []
     for case in cases:
         found = [find(points, KERNEL, None, case)] + [find(points, series, x, case)
@@ -216,14 +234,28 @@ def explain_lines(meta):
              "", "  ```"] + ["  " + ln for ln in lines] + ["  ```", ""])
 
 
-def write_md(path, meta, points, rat, tg, topo_series):
+def case_ratio(c):
+    """A target's ratio for one case (with several rounds: the median, then
+    every round's ratio)."""
+    text = "%s %.3f" % (c["case"], c["ratio"])
+    if "per_round" in c:
+        text += " (%s)" % ", ".join(fmt(x, "%.3f") for x in c["per_round"])
+    return text
+
+
+def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
     dur = int(meta["duration_s"])
+    nr = int(meta.get("rounds", "1"))
+    all_points = all_points or points
     L = ["# Latency benchmark (sockperf) %s" % meta["stamp"], ""] + smoke_note(meta)
     if meta.get("profile_fallback") == "1":
         L += ["Latency profile: %s." % meta["profile_how"], ""]
     L += ["## Targets (issue 4)", "",
           "Ratio accel / kernel for the same case in this run; \"worst\" is the case "
-          "furthest from the target.", "",
+          "furthest from the target." + (
+              " %d rounds (kernel, A, B, then again): each case's ratio is the median of "
+              "the rounds' ratios, each round's accel against that round's kernel; every "
+              "round's ratio follows in brackets." % nr if nr > 1 else ""), "",
           "| topology | profile | target | worst ratio (case) | per case | status |",
           "|---|---|---|---:|---|---|"]
     for t in tg:
@@ -231,8 +263,9 @@ def write_md(path, meta, points, rat, tg, topo_series):
         L.append("| %s | %s | %s | %s | %s | %s |" % (
             t["topology"], t["profile"], t["target"],
             "-" if w is None else "%.3f (%s)" % (w["ratio"], w["case"]),
-            ", ".join("%s %.3f" % (c["case"], c["ratio"]) for c in t["cases"]) or "-",
-            t["status"]))
+            ", ".join(case_ratio(c) for c in t["cases"]) or "-", t["status"]))
+    if nr > 1 and "accel_b" in topo_series:
+        L += ["", placement_line(all_points, "accel_b", rounds_of(all_points))]
     L += ["", "## Conditions", "", machine_line(meta),
           "* Pinning: the sockperf client (`taskset -c %s`) on CPU %s, the sockperf server "
           "(`taskset -c %s`) on CPU %s, in every series." % (
@@ -266,24 +299,35 @@ def write_md(path, meta, points, rat, tg, topo_series):
           "without steal, and without softirq, which on the veth is mostly the benchmark's "
           "own packets) minus the server's and the client's, in %% of %d CPUs over the "
           "point's wall time%s." % (meta["cpus"], busy_note(
-              points, meta, "figures are noisier and the ratios less reliable"))]
-    L += jitter_lines(meta) + [""]
+              all_points, meta, "figures are noisier and the ratios less reliable"))]
+    L += jitter_lines(meta) + c2c_note(
+        meta, all_points, "right before each point's server starts and right after it "
+        "stops") + [""]
 
     for topo, series, desc in TOPOLOGIES:
         if series not in topo_series:
             continue
-        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline.", ""]
+        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline." + (
+            " Each row is the point's median round (by p50, or received msg/s); *rounds* "
+            "lists every round's figure." if nr > 1 else ""), ""]
+        rounds_hdr, rounds_sep = (" rounds |", "---|") if nr > 1 else ("", "")
+
+        def rounds_cell(p, spec):
+            return [", ".join(fmt(x, spec) if spec else us(x) for x in p["round_figures"])
+                    ] if nr > 1 else []
         pp = cases_of(points, "pp-")
         if pp:
             L += ["### Ping-pong latency (half round trip, us)", "",
                   "| case | side | p50 | p99 | p99.9 | avg | max | observations | "
-                  "other work %% | hit by >= %d us (%%) |" % JIT_SLOW_US,
-                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-            L += side_rows(points, series, pp, 10, lambda p: [
+                  "other work %% | hit by >= %d us (%%) | line RTT ns |%s" % (
+                      JIT_SLOW_US, rounds_hdr),
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + rounds_sep]
+            L += side_rows(points, series, pp, 11 + (nr > 1), lambda p: [
                 us(p["p50_us"]), us(p["p99_us"]), us(p["p999_us"]), us(p["avg_us"]),
                 us(p["max_us"]), fmt(p["observations"], "%d"), fmt(other_pct(p, meta), "%.0f"),
                 fmt(slowed_pct(p, jitter(meta)) if p["series"] == "accel_b"
-                    and p.get("profile") == "latency" else None, "%.2f")])
+                    and p.get("profile") == "latency" else None, "%.2f"),
+                c2c_cell(p)] + rounds_cell(p, None))
             L += ["", "Ratios accel / kernel (below 1: accel is faster):", "",
                   "| case | profile | p50 | p99 | p99.9 |", "|---|---|---:|---:|---:|"]
             L += ratio_rows(rat, topo, "pp-", ("p50_us", "p99_us", "p999_us"), "%.3f")
@@ -292,16 +336,19 @@ def write_md(path, meta, points, rat, tg, topo_series):
         if tp:
             L += ["### Message rate (sockperf throughput)", "",
                   "| case | side | sent msg/s | received msg/s | received / sent | "
-                  "other work % |", "|---|---|---:|---:|---:|---:|"]
-            L += side_rows(points, series, tp, 6, lambda p: [
+                  "other work % | line RTT ns |" + rounds_hdr,
+                  "|---|---|---:|---:|---:|---:|---:|" + rounds_sep]
+            L += side_rows(points, series, tp, 7 + (nr > 1), lambda p: [
                 fmt(p["msg_rate"], "%.0f"), fmt(p["rx_msg_rate"], "%.0f"),
-                fmt(rx_share(p), "%.2f"), fmt(other_pct(p, meta), "%.0f")])
+                fmt(rx_share(p), "%.2f"), fmt(other_pct(p, meta), "%.0f"),
+                c2c_cell(p)] + rounds_cell(p, "%.0f"))
             L += ["", "Ratios accel / kernel (above 1: accel is faster):", "",
                   "| case | profile | sent | received |", "|---|---|---:|---:|"]
             L += ratio_rows(rat, topo, "tp-", ("msg_rate", "rx_msg_rate"), "%.2f")
             L.append("")
 
-    L += failed_notes(points, lambda p: "%s %s %s" % (p["series"], p["profile"], p["case"]))
+    L += failed_notes(all_points, lambda p: "%s %s %s%s" % (
+        p["series"], p["profile"], p["case"], " (round %d)" % p["round"] if nr > 1 else ""))
     write_lines(path, L)
 
 
@@ -340,8 +387,10 @@ def write_png(path, meta, points, topo_series):
             if ci == 0:
                 ax.legend(fontsize=8)
     save_fig(fig, path, "sockperf, kernel vs accel: A = kernel client -> accel server "
-             "(af_xdp), B = accel client -> accel server (memif); %s, %s s per point" % (
-                 meta["stamp"], meta["duration_s"]))
+             "(af_xdp), B = accel client -> accel server (memif); %s, %s s per point%s" % (
+                 meta["stamp"], meta["duration_s"],
+                 ", median of %s rounds" % meta["rounds"] if meta.get("rounds", "1") != "1"
+                 else ""))
 
 
 def main():
@@ -357,10 +406,15 @@ def main():
             except ValueError:
                 meta.pop("jitter_" + side)
     topo_series = measured_series(meta, TOPOLOGIES)
+    all_points = points
+    points, round_rat = by_rounds(points, ratios, topo_series,
+                                  lambda p: (p["series"], p["profile"], p["case"]),
+                                  key_figure)
     rat = ratios(points, topo_series)
-    tg = targets(points, rat, topo_series, meta)
-    write_json(base + ".json", {"meta": meta, "points": points, "ratios": rat, "targets": tg})
-    write_md(base + ".md", meta, points, rat, tg, topo_series)
+    tg = targets(points, rat, topo_series, meta, round_rat)
+    write_json(base + ".json", {"meta": meta, "points": all_points, "ratios": rat,
+                                "targets": tg})
+    write_md(base + ".md", meta, points, rat, tg, topo_series, all_points)
     write_png(base + ".png", meta, points, topo_series)
     return 0
 

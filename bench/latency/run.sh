@@ -29,11 +29,15 @@
 # Before the points, jitter.c spins on both CPUs for 5 s and counts how
 # often the platform itself takes the CPU away (ticks, hypervisor): the .md
 # reports it, and how many of each case's round trips it must have slowed.
+# Right before each point's server starts and right after it stops,
+# bench/lib/c2c.c measures what a cache line's round trip between the two
+# CPUs costs: this VM's two placements of its vCPUs (about 95 and 415 ns)
+# change topology B's figures by some 2.5x; the .md reports it per point.
 # Writes <out>/latency-<date>.json, .md (conditions, tables, ratios
 # accel/kernel, the issue's targets met/missed) and .png (percentiles and
 # message rates, accel vs kernel, every case).
 #
-# usage: bench/latency/run.sh [--smoke] [--duration S] [--out DIR]
+# usage: bench/latency/run.sh [--smoke] [--duration S] [--out DIR] [--rounds N]
 #                             [--topology A|B|all] [--cases GLOB[,GLOB...]]
 #   --smoke        1 s per point and only the 64-byte cases (CI: checks that
 #                  the pipeline produces well-formed files; a failed
@@ -45,18 +49,31 @@
 #                  'pp-udp-*,tp-udp-64' (all: pp-tcp-64 pp-tcp-512
 #                  pp-tcp-1400 pp-udp-64 pp-udp-512 pp-udp-1400 tp-udp-64
 #                  tp-tcp-64)
+#   --rounds N     run the series N times, one round after the other
+#                  (kernel, A default, A latency, B default, B latency;
+#                  again; ...): the tables show each point's median round
+#                  (by p50, or received msg/s) with every round's figure,
+#                  and each target per case the median of its per-round
+#                  ratios (each round's accel against that round's kernel)
+#                  with every round's ratio. Default 1.
 # Exit: 0 when every file was written and every point worked (--smoke: every
 # kernel point), 1 otherwise, 4 when not root.
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/../lib/common.sh"
 CASE_GLOBS=""
 SMOKE_DUR=1
+ROUNDS=1
 while [[ $# -gt 0 ]]; do
     OPT_SHIFT=1
     case $1 in
     --cases)
         CASE_GLOBS=${2-}
         OPT_SHIFT=$(($# < 2 ? 1 : 2))
+        ;;
+    --rounds)
+        ROUNDS=${2-}
+        OPT_SHIFT=2
+        [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || { echo "--rounds: a count from 1 to 99" >&2; exit 2; }
         ;;
     *) bench_opt "$@" ;;
     esac
@@ -126,7 +143,7 @@ server_died() { echo "sockperf server $1 $(exit_status "$1")"; }
 # server stopped; appends the point to $RAW.
 run_point() {
     local series=$1 profile=$2 case=$3 mode proto size sub tcp=() penv=() pargs=()
-    local sname f why="" port spid t0 t1 srv_ip sock
+    local sname f why="" port spid t0 t1 srv_ip sock c2c0 c2c1
     IFS=- read -r mode proto size <<<"$case"
     NPOINT=$((NPOINT + 1))
     port=$((PORT0 + NPOINT))
@@ -140,6 +157,7 @@ run_point() {
         pargs=("${LAT_ARGS[@]}")
     fi
     srv_ip=$AIP
+    c2c_probe c2c0
     case $series in
     kernel)
         bg_start "$sname" A taskset -c "$CPU_SERVER" sockperf server "${tcp[@]}" -i "$AIP" -p "$port"
@@ -170,8 +188,10 @@ run_point() {
     fi
     if [[ -n $why ]]; then
         bg_stop "$sname" KILL
+        c2c_probe c2c1
         "$PY" "$HERE/spparse.py" --series "$series" --profile "$profile" --case "$case" \
-            --failed "$why" --log-prefix "[$TEST_NAME] " >>"$RAW"
+            --round "$ROUND" --failed "$why" ${C2C:+--c2c-ns "$c2c0,$c2c1"} \
+            --log-prefix "[$TEST_NAME] " >>"$RAW"
         return
     fi
 
@@ -191,11 +211,12 @@ run_point() {
     fi
     # SIGINT: sockperf prints how many messages it handled, accel its stats.
     bg_stop "$sname" INT || [[ -n $why ]] || log "$sname exited with status $?"
+    c2c_probe c2c1
     cat "$T/$sname.out" "$T/$sname.err" >"$f.srv" 2>/dev/null
     "$PY" "$HERE/spparse.py" --series "$series" --profile "$profile" --case "$case" \
-        --client "$f.txt" --server "$f.srv" --client-cpu "$f.cpu" \
+        --round "$ROUND" --client "$f.txt" --server "$f.srv" --client-cpu "$f.cpu" \
         ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${why:+--failed "$why"} \
-        "${MACHINE_ARGS[@]}" --log-prefix "[$TEST_NAME] " >>"$RAW"
+        "${MACHINE_ARGS[@]}" ${C2C:+--c2c-ns "$c2c0,$c2c1"} --log-prefix "[$TEST_NAME] " >>"$RAW"
 }
 
 # run_series SERIES PROFILE: every case.
@@ -209,7 +230,8 @@ run_series() {
 
 lab_up
 lab_has_memif_ns || [[ $TOPO == A ]] || fail "lab has no netns $NS_M"
-log "points of $DUR s; client on CPU $CPU_CLIENT, server on CPU $CPU_SERVER; cases: ${CASES[*]}"
+log "points of $DUR s, $ROUNDS round(s); client on CPU $CPU_CLIENT, server on CPU $CPU_SERVER;" \
+    "cases: ${CASES[*]}"
 log "latency profile: $PROFILE_HOW"
 meta_conditions
 meta accel_run "$ACCEL_RUN"
@@ -222,6 +244,8 @@ if ((${#LAT_ARGS[@]})); then
     meta profile_explain "$T/explain.txt"
 fi
 meta cases "${CASES[*]}"
+meta rounds "$ROUNDS"
+c2c_build
 
 # The platform's own interruptions of a spinning thread (jitter.c), on both
 # CPUs at once, before the points: the floor under every tail percentile.
@@ -238,17 +262,20 @@ else
     log "jitter.c did not compile ($(tail -1 "$T/jitter-cc.err")): no platform measurement"
 fi
 
-# kernel series: the same veth, with the kernel IP for this series only
-with_kernel_ip run_series kernel kernel
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+    ((ROUNDS == 1)) || log "round $ROUND of $ROUNDS"
+    # kernel series: the same veth, with the kernel IP for this series only
+    with_kernel_ip run_series kernel kernel
 
-if [[ $TOPO != B ]]; then
-    run_series accel_a default
-    run_series accel_a latency
-fi
-if [[ $TOPO != A ]]; then
-    run_series accel_b default
-    run_series accel_b latency
-fi
+    if [[ $TOPO != B ]]; then
+        run_series accel_a default
+        run_series accel_a latency
+    fi
+    if [[ $TOPO != A ]]; then
+        run_series accel_b default
+        run_series accel_b latency
+    fi
+done
 
 # Checks: the files are there and well-formed, then the points.
 bench_report
@@ -259,6 +286,10 @@ assert d["meta"]["stamp"] and isinstance(d["targets"], list)' "$BASE.json" "$NPO
 check "$BASE.png is a PNG" "$PY" -c 'import sys
 assert open(sys.argv[1], "rb").read(8) == b"\x89PNG\r\n\x1a\n"' "$BASE.png"
 check "$BASE.md has its sections" grep -q '^## Conditions' "$BASE.md"
-check_points '{series}/{profile} {case}'
+if ((ROUNDS > 1)); then
+    check_points '{series}/{profile} {case} round {round}'
+else
+    check_points '{series}/{profile} {case}'
+fi
 cat "$BASE.md"
 finish

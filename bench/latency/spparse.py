@@ -2,10 +2,11 @@
 """Turn one sockperf point (client and server output) into a JSON line for
 bench/latency/report.py.
 
-usage: spparse.py --series S --profile P --case CASE [--client FILE]
-                  [--server FILE] [--client-cpu FILE] [--server-ticks T]
-                  [--machine-ticks T --steal-ticks T --wall-ms MS]
-                  [--failed REASON] [--note TEXT] [--log-prefix TEXT]
+usage: spparse.py --series S --profile P --case CASE [--round N]
+                  [--client FILE] [--server FILE] [--client-cpu FILE]
+                  [--server-ticks T] [--machine-ticks T --steal-ticks T
+                  --wall-ms MS] [--c2c-ns BEFORE,AFTER] [--failed REASON]
+                  [--note TEXT] [--log-prefix TEXT]
 
 CASE is MODE-PROTO-SIZE: pp (sockperf ping-pong) or tp (sockperf
 throughput), tcp or udp, the message size in bytes. Prints one JSON object on
@@ -24,6 +25,10 @@ tail of the failing side's output.
 other_cpu_s: busy CPU time of the whole machine during the point (without
 softirq) minus the server's and the client's (other work that competed with
 the benchmark).
+c2c_ns: [before, after], bench/lib/c2c.c's ns per cache-line round trip
+between the client's and the server's CPU right before and right after the
+point (None where not measured; null without --c2c-ns). round: which of
+run.sh's --rounds the point belongs to (1 by default).
 """
 import argparse
 import json
@@ -35,7 +40,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import benchlib  # noqa: E402
 from benchlib import (  # noqa: E402
-    add_cpu_args, accel_stats, client_cpu, cpu_accounting, wall_s)
+    add_cpu_args, accel_stats, c2c_pair, client_cpu, cpu_accounting, wall_s)
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 PCTS = {"50.000": "p50_us", "90.000": "p90_us", "99.000": "p99_us", "99.900": "p999_us",
@@ -66,17 +71,20 @@ def main():
     ap.add_argument("--case", required=True)
     ap.add_argument("--client")
     ap.add_argument("--server")
+    ap.add_argument("--round", type=int, default=1)
     add_cpu_args(ap)
     a = ap.parse_args()
     mode, proto, size = parse_case(a.case)
 
-    p = {"series": a.series, "profile": a.profile, "case": a.case, "mode": mode,
+    p = {"series": a.series, "profile": a.profile, "case": a.case, "round": a.round,
+         "mode": mode,
          "proto": proto, "size": size, "ok": True, "reason": None, "note": a.note,
          "avg_us": None, "min_us": None, "max_us": None, "observations": None,
          "dropped": None, "msg_rate": None, "rx_msg_rate": None, "sent": None,
          "received": None, "send_s": None, "client_cpu_s": None, "server_cpu_s": None,
          "other_cpu_s": None, "steal_s": None,
          "wall_s": wall_s(a),
+         "c2c_ns": c2c_pair(a),
          "client_accel": [], "server_accel": []}
     for k in PCTS.values():
         p[k] = None

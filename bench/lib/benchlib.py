@@ -16,6 +16,9 @@ import subprocess
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 DISTURBED_PCT = 10  # other work above this share of the machine makes a point unreliable
+# A cache-line round trip (c2c.c) below this many ns: the two vCPUs' near
+# placement on this VM (about 95 ns; the far one is about 415 ns).
+NEAR_MAX_NS = 200
 ACCEL_COUNTERS = ("rx_frames", "tx_frames", "tcp_connect", "tcp_accept", "tx_drop_full",
                   "tx_drop_nombuf", "rx_drop_nobuf")
 
@@ -68,6 +71,8 @@ def add_cpu_args(ap):
     ap.add_argument("--machine-ticks", type=int, help="busy ticks of the machine (/proc/stat)")
     ap.add_argument("--steal-ticks", type=int, help="steal ticks of the machine")
     ap.add_argument("--wall-ms", type=int, help="how long the point took")
+    ap.add_argument("--c2c-ns", help="c2c.c's ns per cache-line round trip right before and "
+                    "right after the point: BEFORE,AFTER (either empty when not measured)")
     ap.add_argument("--failed", help="why the point failed before it ran")
     ap.add_argument("--note")
     ap.add_argument("--log-prefix", default="")
@@ -76,6 +81,13 @@ def add_cpu_args(ap):
 def wall_s(a):
     """The point's wall time in s from --wall-ms, or None."""
     return None if a.wall_ms is None else a.wall_ms / 1000.0
+
+
+def c2c_pair(a):
+    """--c2c-ns as [before, after] (None where not measured), or None without it."""
+    if a.c2c_ns is None:
+        return None
+    return [float(v) if v else None for v in (a.c2c_ns.split(",") + [""])[:2]]
 
 
 def client_cpu(p, path):
@@ -169,6 +181,106 @@ def ratio(a, k, key):
     """a[key] / k[key] when both points worked and have the figure, else None."""
     ok = a["ok"] and k and k["ok"] and a[key] and k[key]
     return a[key] / k[key] if ok else None
+
+
+def rounds_of(points):
+    """The rounds (run.sh --rounds) the points belong to, in order."""
+    return sorted({p.get("round", 1) for p in points})
+
+
+def median(values):
+    """The median of the values that are not None (None without any)."""
+    v = sorted(x for x in values if x is not None)
+    if not v:
+        return None
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def by_rounds(points, ratios, topo_series, ident, figure):
+    """With one round: (points, None). With several: (one median point per
+    ident, see median_points; each round's ratios(round's points,
+    topo_series), one list per round)."""
+    rounds = rounds_of(points)
+    if len(rounds) < 2:
+        return points, None
+    round_rat = [ratios([p for p in points if p.get("round", 1) == r], topo_series)
+                 for r in rounds]
+    return median_points(points, ident, figure), round_rat
+
+
+def median_points(points, ident, figure):
+    """One point per ident(p): the round with the median figure(p) among the
+    rounds that worked (the lower middle for an even count), or the first
+    failed one when none worked; each keeps every round's figure in
+    round_figures (None: that round failed)."""
+    groups = {}
+    for p in points:
+        groups.setdefault(ident(p), []).append(p)
+    out = []
+    for grp in groups.values():
+        grp.sort(key=lambda p: p.get("round", 1))
+        ok = sorted((p for p in grp if p["ok"] and figure(p) is not None), key=figure)
+        m = dict(ok[(len(ok) - 1) // 2] if ok else grp[0])
+        m["round_figures"] = [figure(p) if p["ok"] else None for p in grp]
+        out.append(m)
+    return out
+
+
+def c2c_values(points):
+    """Every cache-line round trip (ns) measured around the points."""
+    return [x for p in points for x in (p.get("c2c_ns") or []) if x is not None]
+
+
+def c2c_cell(p):
+    """A point's cache-line round trips before/after it, e.g. "95/97"."""
+    v = p.get("c2c_ns")
+    return "/".join(fmt(x, "%.0f") for x in v) if v else "-"
+
+
+def placement(ns):
+    """"near" or "far" for a cache-line round trip of ns."""
+    return "near" if ns < NEAR_MAX_NS else "far"
+
+
+def c2c_note(meta, points, when):
+    """The conditions' item on the cache-line round trip; when says when the
+    probe ran around each point."""
+    text = ("* Cache-line round trip (`bench/lib/c2c.c`; *line RTT ns* in the tables, "
+            "before/after): two threads pinned to CPU %s and CPU %s bounce one cache "
+            "line 200,000 times, the median of 10 batches, %s. "
+            % (meta["cpu_client"], meta["cpu_server"], when))
+    vals = c2c_values(points)
+    if not vals:
+        how = meta.get("c2c_how", "not measured")
+        return [text + ("Not measured: the probe failed (see the log)." if how == "ok"
+                        else how[:1].upper() + how[1:] + ".")]
+    text += "In this run: %.0f to %.0f ns, median %.0f." % (min(vals), max(vals),
+                                                           median(vals))
+    if min(vals) < NEAR_MAX_NS <= max(vals):
+        text += " **Both placements occurred in this run.**"
+    return [text + " On this VM the hypervisor moves the two vCPUs between a near placement "
+            "(about 95 ns) and a far one (about 415 ns: some 4x the near cost of a line "
+            "transfer), changing after seconds to minutes. Over memif (topology B) both ends exchange every "
+            "message through rings in shared memory, that is through such line transfers, "
+            "so B's figures depend on the placement: its message rates drop about 2.5x "
+            "when far, with the same code. Below %d ns this report calls the placement "
+            "near." % NEAR_MAX_NS]
+
+
+def placement_line(points, series, rounds):
+    """Per round, the median cache-line round trip around series' points and
+    the placement it means (for the targets of a run of several rounds)."""
+    parts = []
+    for r in rounds:
+        vals = c2c_values(p for p in points if p["series"] == series and p.get("round", 1) == r)
+        v = median(vals)
+        parts.append("round %d %s" % (r, "not measured" if v is None else
+                                      "%.0f ns, %s (%d of %d probes far)" % (
+                                          v, placement(v), sum(x >= NEAR_MAX_NS for x in vals),
+                                          len(vals))))
+    return ("Topology B's points per round, median cache-line round trip around them "
+            "(far: %d ns or more): %s." % (NEAR_MAX_NS, "; ".join(parts)))
 
 
 def other_pct(p, meta):

@@ -114,6 +114,41 @@ timed_client() {
         --wall-ms $((m1[2] - m0[2])))
 }
 
+# c2c_build: compile lib/c2c.c (a cache line bounced between two CPUs) to
+# $T/c2c and record the meta c2c_how; C2C is its path, or empty when there
+# is nothing to measure (one CPU) or it does not compile (logged; the run
+# goes on without the probe).
+c2c_build() {
+    C2C=""
+    if ((CPU_CLIENT == CPU_SERVER)); then
+        meta c2c_how "not measured: client and server share CPU $CPU_CLIENT"
+    elif ${CC:-cc} -O2 -Wall -Wextra -Werror -pthread -o "$T/c2c" "$BENCH_LIB/c2c.c" \
+        2>"$T/c2c-cc.err"; then
+        C2C=$T/c2c
+        meta c2c_how "ok"
+    else
+        log "c2c.c did not compile ($(tail -1 "$T/c2c-cc.err")): no cache-line round trips"
+        meta c2c_how "not measured: c2c.c did not compile"
+    fi
+}
+
+# c2c_probe VAR: set VAR to the ns per cache-line round trip between
+# CPU_CLIENT and CPU_SERVER now, or "" (no probe, or it failed: its first
+# failure is logged). Run it when neither end of a point is busy.
+C2C_FAILED=0
+c2c_probe() {
+    local out
+    printf -v "$1" '%s' ""
+    [[ -n $C2C ]] || return 0
+    out=$(timeout -k 1 5 "$C2C" "$CPU_CLIENT" "$CPU_SERVER" 2>"$T/c2c.err")
+    out=$(sed -n 's/.*"ns_per_round_trip": *\([0-9.]*\).*/\1/p' <<<"$out")
+    if [[ -z $out ]] && ((!C2C_FAILED)); then
+        C2C_FAILED=1
+        log "c2c probe failed (not logged again): $(tail -1 "$T/c2c.err")"
+    fi
+    printf -v "$1" '%s' "$out"
+}
+
 # exit_status PID: "exited with status N[ (signal S)]" for the child PID.
 exit_status() {
     local rc sig=""
