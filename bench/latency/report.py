@@ -270,7 +270,7 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
           "* Pinning: the sockperf client (`taskset -c %s`) on CPU %s, the sockperf server "
           "(`taskset -c %s`) on CPU %s, in every series." % (
               meta["cpu_client"], meta["cpu_client"], meta["cpu_server"], meta["cpu_server"]),
-          "* Load: %s. Ping-pong: `sockperf ping-pong [--tcp] -i IP -p PORT -m SIZE -t %d` "
+          "* Load: %s. Ping-pong: `sockperf ping-pong [--tcp] --mps=5000000 -i IP -p PORT -m SIZE -t %d` "
           "against `sockperf server [--tcp]`; latency is sockperf's default, **half the round "
           "trip**, percentiles over the valid period (sockperf's warm-up excluded). "
           "Throughput: `sockperf throughput [--tcp] -m 64 -t %d` (sockperf's own defaults: "
