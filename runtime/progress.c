@@ -40,7 +40,7 @@ __thread bool rt__is_progress;
 static uint64_t period_ns;
 /* A fork child has no progress thread (fork copies only the calling
  * thread): its first call into the stack (rt_lock) starts one. */
-static bool running;
+bool rt__progress_running;
 
 static void
 sleep_ns(uint64_t ns)
@@ -148,7 +148,7 @@ rt__progress_start(uint32_t period_usec)
                     "use, see taskset -p)",
                     rt_cfg.progress_cpu, strerror(rc));
     }
-    running = true;
+    rt__progress_running = true;
     return 0;
 }
 
@@ -157,9 +157,9 @@ rt__progress_ensure(void)
 {
     sigset_t all, old;
 
-    if (running || period_ns == 0)
+    if (rt__progress_running || period_ns == 0)
         return;
-    running = true; /* one attempt: a failure is logged once */
+    rt__progress_running = true; /* one attempt: a failure is logged once */
     /* The thread must never take the application's signals. */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -170,5 +170,5 @@ rt__progress_ensure(void)
 void
 rt__progress_atfork_child(void)
 {
-    running = false;
+    rt__progress_running = false;
 }

@@ -229,6 +229,7 @@ void rt__sh_ops_apply(void);
 /* share_serve.c (port lock held) */
 struct sh_svc *rt__sh_svc_find(int proto, uint16_t port, bool create);
 void rt__sh_svc_drop_if_unheld(struct sh_svc *v);
+void rt__sh_svc_drop_copies(int slot);
 void rt__sh_svc_copies(int proto, uint16_t port, int delta);
 void rt__sh_svc_set(const struct local_svc *l, bool on);
 void rt__sh_drain_own(void);

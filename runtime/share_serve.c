@@ -73,6 +73,21 @@ rt__sh_svc_drop_if_unheld(struct sh_svc *v)
     }
 }
 
+/* Slot i holds no copy of any listener any more (it exits or is gone);
+ * a service nobody holds goes. */
+void
+rt__sh_svc_drop_copies(int i)
+{
+    for (int k = 0; k < SH_SVCS; k++) {
+        struct sh_svc *v = &rt__sh->svc[k];
+
+        if (v->used && v->copies[i] != 0) {
+            v->copies[i] = 0;
+            rt__sh_svc_drop_if_unheld(v);
+        }
+    }
+}
+
 void
 rt__sh_svc_copies(int proto, uint16_t port, int delta)
 {
@@ -269,14 +284,7 @@ rt__share_leave_listeners(void)
      * an exiting process's fds before anything else: a port nobody holds
      * any more answers SYNs with RST while this process still lingers. */
     rt__sh_port_lock();
-    for (int k = 0; k < SH_SVCS; k++) {
-        struct sh_svc *v = &rt__sh->svc[k];
-
-        if (v->used && v->copies[rt__sh_me] != 0) {
-            v->copies[rt__sh_me] = 0;
-            rt__sh_svc_drop_if_unheld(v);
-        }
-    }
+    rt__sh_svc_drop_copies(rt__sh_me);
     rt__sh_port_unlock();
 }
 

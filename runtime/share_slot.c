@@ -65,11 +65,8 @@ rt__sh_slot_cleanup(int i)
                 v->v[j] = v->v[--v->n];
             else
                 j++;
-        if (v->copies[i] != 0) {
-            v->copies[i] = 0;
-            rt__sh_svc_drop_if_unheld(v);
-        }
     }
+    rt__sh_svc_drop_copies(i);
     atomic_store(&s->sleepers, 0);
     atomic_store(&s->active, false);
     rt__sh->remote_mask &= ~(1ull << i);
