@@ -66,7 +66,8 @@ rt_lock(void)
      * thread): its first call into the stack starts one, whatever the call
      * (a daemon that only closes its copy of a listener and waits for its
      * workers must still answer the port when they are gone). */
-    if (!rt__progress_running && (rt__shared || rt__remote) && rt__port.up)
+    if ((rt__shared || rt__remote) && rt__port.up &&
+        !atomic_load_explicit(&rt__progress_running, memory_order_relaxed))
         rt__progress_ensure();
 }
 

@@ -40,7 +40,7 @@ __thread bool rt__is_progress;
 static uint64_t period_ns;
 /* A fork child has no progress thread (fork copies only the calling
  * thread): its first call into the stack (rt_lock) starts one. */
-bool rt__progress_running;
+atomic_bool rt__progress_running;
 
 static void
 sleep_ns(uint64_t ns)
@@ -148,7 +148,7 @@ rt__progress_start(uint32_t period_usec)
                     "use, see taskset -p)",
                     rt_cfg.progress_cpu, strerror(rc));
     }
-    rt__progress_running = true;
+    atomic_store(&rt__progress_running, true);
     return 0;
 }
 
@@ -157,9 +157,10 @@ rt__progress_ensure(void)
 {
     sigset_t all, old;
 
-    if (rt__progress_running || period_ns == 0)
+    if (atomic_load(&rt__progress_running) || period_ns == 0)
         return;
-    rt__progress_running = true; /* one attempt: a failure is logged once */
+    /* one attempt: a failure is logged once */
+    atomic_store(&rt__progress_running, true);
     /* The thread must never take the application's signals. */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -170,5 +171,5 @@ rt__progress_ensure(void)
 void
 rt__progress_atfork_child(void)
 {
-    rt__progress_running = false;
+    atomic_store(&rt__progress_running, false);
 }

@@ -221,7 +221,7 @@ void rt__block_atfork_child(void);
 /* progress.c */
 /** Start the progress thread in a fork child, once, if configured. */
 /** This process has its progress thread (or tried to start it). */
-extern bool rt__progress_running;
+extern atomic_bool rt__progress_running;
 void rt__progress_ensure(void);
 void rt__progress_atfork_child(void);
 
