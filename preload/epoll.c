@@ -73,10 +73,12 @@ struct pl_ep_item {
     bool disabled; /* EPOLLONESHOT fired */
     bool queued;   /* on the instance's ready list (rd_mu) */
     bool kreg;     /* registered in the instance's shadow */
-    struct pl_ep_item *next, *prev; /* circular list of the instance */
-    struct pl_ep_item *s_next;      /* list of the socket */
-    struct pl_ep_item *r_next;      /* ready list (rd_mu) */
-    struct pl_ep_item *l_next;      /* a wait's private copy (ep_mu) */
+    struct pl_ep_item *next, *prev;         /* circular list of the instance */
+    struct pl_ep_item *s_next;              /* list of the socket */
+    struct pl_ep_item *r_next;              /* ready list (rd_mu) */
+    struct pl_ep_item *l_next;              /* a wait's private copy (ep_mu) */
+    struct pl_ep_item *lis_next, *lis_prev; /* the instance's listeners */
+    bool on_lis;                            /* on that list (ep_mu) */
 };
 
 struct pl_epoll {
@@ -89,12 +91,17 @@ struct pl_epoll {
     uint64_t kpoll_ns;                  /* last look at the kernel side */
     struct pl_ep_item *r_head, *r_tail; /* ready list (rd_mu) */
     unsigned fork_epoch;                /* pl_fork_epoch at the last scan */
+    /* Items whose socket listens (ep_mu): a blocking wait marks them as
+     * waiting for connections, without a walk over every item (an nginx
+     * worker holds thousands of connections and one or two listeners). */
+    struct pl_ep_item *lis;
 };
 
 static pthread_mutex_t ep_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t rd_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void drain_shadow(struct pl_epoll *ep);
+static bool is_listener(const struct pl_sock *s);
 
 /* Put it on its instance's ready list. rd_mu held. */
 static void
@@ -181,12 +188,43 @@ ep_link(struct pl_epoll *ep, struct pl_ep_item *it)
     pthread_mutex_unlock(&rd_mu);
 }
 
+/* On or off its instance's list of listeners. ep_mu held. */
+static void
+lis_add(struct pl_ep_item *it)
+{
+    struct pl_epoll *ep = it->ep;
+
+    if (it->on_lis)
+        return;
+    it->lis_prev = NULL;
+    it->lis_next = ep->lis;
+    if (ep->lis != NULL)
+        ep->lis->lis_prev = it;
+    ep->lis = it;
+    it->on_lis = true;
+}
+
+static void
+lis_del(struct pl_ep_item *it)
+{
+    if (!it->on_lis)
+        return;
+    if (it->lis_prev != NULL)
+        it->lis_prev->lis_next = it->lis_next;
+    else
+        it->ep->lis = it->lis_next;
+    if (it->lis_next != NULL)
+        it->lis_next->lis_prev = it->lis_prev;
+    it->on_lis = false;
+}
+
 /* Unlink it from its instance (not from the socket's list). */
 static void
 ep_unlink(struct pl_ep_item *it)
 {
     struct pl_epoll *ep = it->ep;
 
+    lis_del(it);
     pthread_mutex_lock(&rd_mu);
     rd_remove(it);
     pthread_mutex_unlock(&rd_mu);
@@ -349,6 +387,8 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
             it->fd = fd;
             it->kreg = kreg;
             ep_link(ep, it);
+            if (is_listener(s))
+                lis_add(it);
         }
         /* fall through */
     case EPOLL_CTL_MOD:
@@ -580,19 +620,10 @@ collect(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max)
 static void
 mark_listeners(struct pl_epoll *ep, bool on)
 {
-    struct pl_ep_item *it;
-
     pthread_mutex_lock(&ep_mu);
-    it = ep->head;
-    if (it != NULL) {
-        do {
-            if (!it->disabled && (it->events & EPOLLIN) &&
-                pl_sock_state(it->s) == PL_SOCK_ACCEL &&
-                it->s->type == SOCK_STREAM && stk_sock_is_listening(it->s->stk))
-                pl_sock_accept_wait(it->s, on, false);
-            it = it->next;
-        } while (it != ep->head);
-    }
+    for (struct pl_ep_item *it = ep->lis; it != NULL; it = it->lis_next)
+        if (!it->disabled && (it->events & EPOLLIN) && is_listener(it->s))
+            pl_sock_accept_wait(it->s, on, false);
     pthread_mutex_unlock(&ep_mu);
 }
 
@@ -634,6 +665,15 @@ pl_ep_wait(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max,
         if (rc == -EINTR)
             return -EINTR;
     }
+}
+
+void
+pl_ep_sock_listening(struct pl_sock *s)
+{
+    pthread_mutex_lock(&ep_mu);
+    for (struct pl_ep_item *it = s->ep_items; it != NULL; it = it->s_next)
+        lis_add(it);
+    pthread_mutex_unlock(&ep_mu);
 }
 
 void

@@ -50,6 +50,10 @@ void pl_ep_sock_changed(struct pl_sock *s);
 /** The socket's last reference is gone: forget its memberships. */
 void pl_ep_sock_gone(struct pl_sock *s);
 
+/** s has just started to listen: its items join their instances' lists
+ *  of listeners (the ones a blocking wait marks). s->mu not held. */
+void pl_ep_sock_listening(struct pl_sock *s);
+
 /** The socket gained a kernel side (kside, s->mu held): its items join
  *  their instances' shadows, so kernel-side traffic wakes waiters. */
 void pl_ep_sock_kside(struct pl_sock *s);

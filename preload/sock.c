@@ -635,9 +635,14 @@ pl_sock_run(struct pl_sock *s, pl_stk_op op, void *arg)
     }
     rc = op(s->stk, arg);
     /* An event loop's call that did its work does not poll the port: its
-     * next wait does (one poll per turn, not one per call). */
+     * next wait does (one poll per turn, not one per call), unless the
+     * last poll is older than ACCEL_RX_INTERVAL_USEC (a turn through
+     * thousands of ready sockets would leave the port's rings to fill). */
     if (rc != -EAGAIN && rt_tx_defer) {
-        rt_tx_kick();
+        if (rt_poll_due())
+            rt_poll();
+        else
+            rt_tx_kick();
     } else if (rt_poll() > 0 && rc == -EAGAIN) {
         rc = op(s->stk, arg);
         rt_poll();

@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 
+#include "epoll.h"
 #include "kfile.h"
 #include "libc.h"
 #include "log.h"
@@ -171,6 +172,8 @@ pl_sock_listen(struct pl_sock *s, int fd, int backlog)
             atomic_store(&s->klisten, true);
     }
     pthread_mutex_unlock(&s->mu);
+    if (rc == 0)
+        pl_ep_sock_listening(s);
     return rc;
 }
 

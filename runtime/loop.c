@@ -25,6 +25,7 @@
 static pthread_mutex_t stack_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t timer_deadline_ns;
 _Atomic uint64_t rt__last_app_poll_ns;
+static uint64_t last_turn_ns; /* any thread's, under the stack lock */
 _Atomic uint64_t rt__last_rx_ns;
 _Atomic uint64_t rt__rx_gap_ns = UINT64_MAX;
 __thread bool rt_tx_defer;
@@ -34,8 +35,9 @@ static uint16_t first_q; /* several queues: where the next turn starts */
 bool
 rt__tx_due(void)
 {
-    return rt__port.ntx > 0 &&
-           (!rt_tx_defer || rt__port.ntx * 2 >= rt__port.burst);
+    return (rt__port.ntx > 0 &&
+            (!rt_tx_defer || rt__port.ntx * 2 >= rt__port.burst)) ||
+           atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) > 0;
 }
 
 void
@@ -43,7 +45,8 @@ rt_flush(void)
 {
     /* A peek without the lock (ntx is written under it, atomically so
      * that this read is defined); up is checked under the lock. */
-    if (__atomic_load_n(&rt__port.ntx, __ATOMIC_RELAXED) == 0)
+    if (__atomic_load_n(&rt__port.ntx, __ATOMIC_RELAXED) == 0 &&
+        atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0)
         return;
     rt_lock();
     if (rt__port.up)
@@ -112,6 +115,14 @@ turn_done(uint64_t now, int n)
     }
     if (!rt__is_progress)
         atomic_store_explicit(&rt__last_app_poll_ns, now, memory_order_relaxed);
+    last_turn_ns = now;
+}
+
+bool
+rt_poll_due(void)
+{
+    return rt_now_ns() - last_turn_ns >=
+           (uint64_t)rt_cfg.rx_interval_usec * 1000u;
 }
 
 /* Shared port (after a fork): frames other processes dispatched here,
@@ -159,25 +170,14 @@ poll_remote(void)
     return n;
 }
 
-int
-rt_poll(void)
+/* One rx burst (a burst from each queue in turn when one process polls
+ * several), input into the stack: how many frames it took. */
+static uint16_t
+rx_burst_input(uint64_t *bytes)
 {
     struct rte_mbuf *pkts[RT__MAX_BURST];
-    uint64_t bytes = 0, now;
-    uint16_t n;
+    uint16_t n = 0;
 
-    RT_STAT_INC(polls);
-    if (!rt__port.up)
-        return 0;
-    if (rt__remote)
-        return poll_remote();
-    if (rt__shared)
-        return poll_shared();
-    now = rt_now_ns();
-    stk_clock_turn(now);
-    /* One process on a port with several queues polls them all, a burst
-     * from each in turn. */
-    n = 0;
     for (uint16_t k = 0; k < rt__port.nq && n < rt__port.burst; k++)
         n += rte_eth_rx_burst(rt__port.port_id,
                               (uint16_t)((first_q + k) % rt__port.nq), pkts + n,
@@ -189,7 +189,7 @@ rt_poll(void)
 
         if (i + 1 < n)
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
-        bytes += m->pkt_len;
+        *bytes += m->pkt_len;
         if (m->nb_segs != 1 ||
             (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
                 RTE_MBUF_F_RX_IP_CKSUM_BAD ||
@@ -200,14 +200,41 @@ rt_poll(void)
             stk_input(rte_pktmbuf_mtod(m, const void *), m->data_len);
         rt__mbuf_recycle(m);
     }
+    return n;
+}
+
+int
+rt_poll(void)
+{
+    uint64_t bytes = 0, now;
+    uint32_t n = 0;
+    uint16_t got;
+
+    RT_STAT_INC(polls);
+    if (!rt__port.up)
+        return 0;
+    if (rt__remote)
+        return poll_remote();
+    if (rt__shared)
+        return poll_shared();
+    now = rt_now_ns();
+    stk_clock_turn(now);
+    /* Bursts while they come back full, up to the budget: a program busy
+     * between its waits (an event loop with thousands of ready
+     * connections) then finds the backlog in its sockets' queues, as on
+     * Linux, instead of the port dropping what its rings cannot hold. */
+    do {
+        got = rx_burst_input(&bytes);
+        n += got;
+    } while (got == rt__port.burst && n < rt__port.rx_budget);
     RT_STAT_ADD(rx_frames, n);
     RT_STAT_ADD(rx_bytes, bytes);
-    turn_done(now, n);
+    turn_done(now, (int)n);
     run_timers(now);
     if (rt__tx_due())
         rt__tx_flush();
     stk_clock_turn(0);
-    return n;
+    return (int)n;
 }
 
 int
@@ -218,6 +245,10 @@ rt_next_timer_ms(void)
 
     if (d <= now)
         return 0;
+    /* Frames wait in the tx backlog: try the ring again within 1 ms. */
+    if (atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) > 0 &&
+        d - now > 1000000u)
+        return 1;
     /* Round up so a sleep never ends just before the deadline. */
     return (int)((d - now + 999999u) / 1000000u);
 }

@@ -10,8 +10,12 @@
  * tx_alloc hands out the data area of an mbuf (preferably one just
  * received, see rt__mbuf_recycle), tx_send queues it, and
  * rt__tx_flush() sends the queue with rte_eth_tx_burst, retrying a full
- * ring a few times before freeing and counting the rest. Every rte_eth_*
- * call is checked; errors come back as -errno with one log line.
+ * ring a few times; what the ring still has no room for waits in the tx
+ * backlog (ACCEL_TX_BACKLOG frames, in order) and goes first at the next
+ * flush, as a kernel qdisc holds frames for a full NIC ring. Only beyond
+ * the backlog, or with the mbuf pool low, are frames freed and counted.
+ * Every rte_eth_* call is checked; errors come back as -errno with one
+ * log line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +38,10 @@
 #include "stk.h"
 
 #define TX_RETRIES 4
+#define TX_BACKLOG_MAX 16384u /* ACCEL_TX_BACKLOG's upper bound */
 #define LINK_WAIT_MS 2000
+
+static void bl_drop_all(void);
 
 struct rt__port rt__port;
 int rt__port_fail_level = RT_LOG_ERROR;
@@ -182,6 +189,8 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
     rte_eth_dev_get_name_by_port(port_id, name);
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s", name);
     rt__port.burst = cfg->burst > RT__MAX_BURST ? RT__MAX_BURST : cfg->burst;
+    rt__port.rx_budget =
+        cfg->rx_budget < rt__port.burst ? rt__port.burst : cfg->rx_budget;
     rt__port.port_id = port_id;
 
     rc = rte_eth_dev_info_get(port_id, &info);
@@ -303,6 +312,7 @@ rt__port_close(uint16_t port_id)
 {
     if (rt__port.up) {
         rt__tx_flush();
+        bl_drop_all();
         rt__stash_drain(rt__stash);
         rt__port_stats_snapshot();
         rte_eth_dev_stop(port_id);
@@ -439,7 +449,8 @@ rt__tx_send(void *ctx, void *handle, uint16_t len)
 void
 rt__tx_flush(void)
 {
-    if (rt__port.ntx == 0)
+    if (rt__port.ntx == 0 &&
+        atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0)
         return;
     if (rt__remote)
         rt__rm_flush();
@@ -449,6 +460,79 @@ rt__tx_flush(void)
         rt__tx_flush_locked();
 }
 
+/* Frames the tx ring had no room for, oldest at head (stack lock held;
+ * the count is also read without it, rt__tx_backlog). */
+static struct {
+    struct rte_mbuf *m[TX_BACKLOG_MAX];
+    uint32_t head, n;
+} bl;
+_Atomic uint32_t rt__tx_backlog;
+
+static void
+bl_set_count(uint32_t n)
+{
+    bl.n = n;
+    atomic_store_explicit(&rt__tx_backlog, n, memory_order_relaxed);
+}
+
+/* A frame the ring refused: into the backlog, or dropped when the
+ * backlog is full or the pool is low (held frames must not starve rx). */
+static void
+hold_or_drop(struct rte_mbuf *m)
+{
+    if (bl.n < rt_cfg.tx_backlog &&
+        rte_mempool_avail_count(rt__port.pool) >= rt__port.pool->size / 4) {
+        bl.m[(bl.head + bl.n) % TX_BACKLOG_MAX] = m;
+        bl_set_count(bl.n + 1);
+        RT_STAT_INC(tx_backlogged);
+        return;
+    }
+    RT_STAT_INC(tx_drop_full);
+    rt__mbuf_recycle(m);
+}
+
+/* rte_eth_tx_burst of v[0..n), tries times at most while frames remain:
+ * how many went. Sent frames are released (bytes counted); the others
+ * are left to the caller as they were. A reference of ours across the
+ * burst: a PMD that copies the frame (memif, af_packet, af_xdp outside
+ * its umem) drops its reference before it returns, and the mbuf, hot in
+ * the cache, goes back to the stash instead of through the pool's ring
+ * (two atomic ring operations per frame); one that still holds it
+ * (zero-copy) frees it later. */
+static uint32_t
+burst_out(struct rte_mbuf **v, uint32_t n, int tries, uint64_t *bytes)
+{
+    uint32_t sent = 0;
+
+    for (uint32_t i = 0; i < n; i++)
+        rte_mbuf_refcnt_update(v[i], 1);
+    for (int t = 0; sent < n && t < tries; t++)
+        sent += rte_eth_tx_burst(rt__port.port_id, rt__port.txq, v + sent,
+                                 (uint16_t)(n - sent));
+    for (uint32_t i = 0; i < n; i++) {
+        if (i < sent) {
+            *bytes += v[i]->pkt_len;
+            rt__mbuf_recycle(v[i]);
+        } else {
+            rte_mbuf_refcnt_update(v[i], -1);
+        }
+    }
+    return sent;
+}
+
+/* Port closing: what the backlog still holds is dropped. */
+static void
+bl_drop_all(void)
+{
+    while (bl.n > 0) {
+        rte_pktmbuf_free(bl.m[bl.head]);
+        bl.head = (bl.head + 1) % TX_BACKLOG_MAX;
+        bl_set_count(bl.n - 1);
+        RT_STAT_INC(tx_drop_full);
+    }
+    bl.head = 0;
+}
+
 void
 rt__port_atfork_child(void)
 {
@@ -456,41 +540,44 @@ rt__port_atfork_child(void)
     own_stash.n = 0;
     rt__stash = &own_stash;
     rt__port.ntx = 0;
+    /* The backlog's frames are the parent's to send. */
+    bl.head = 0;
+    bl_set_count(0);
 }
 
 void
 rt__tx_flush_locked(void)
 {
-    uint32_t n = rt__port.ntx, sent = 0;
+    uint32_t n = rt__port.ntx, sent = 0, moved = 0;
     uint64_t bytes = 0;
-
-    if (n == 0)
-        return;
-    /* A reference of ours across the burst: a PMD that copies the frame
-     * (memif, af_packet, af_xdp outside its umem) drops its reference
-     * before it returns, and the mbuf, hot in the cache, goes back to the
-     * stash instead of through the pool's ring (two atomic ring operations
-     * per frame); one that still holds it (zero-copy) frees it later. */
-    for (uint32_t i = 0; i < n; i++) {
-        bytes += rt__port.txbuf[i]->pkt_len;
-        rte_mbuf_refcnt_update(rt__port.txbuf[i], 1);
-    }
     /* A memif map behind in this process (share_memif.c): no burst. */
-    for (int tries = rt__shared && rt__mf_stale() ? TX_RETRIES : 0;
-         sent < n && tries < TX_RETRIES; tries++)
-        sent += rte_eth_tx_burst(rt__port.port_id, rt__port.txq,
-                                 rt__port.txbuf + sent, (uint16_t)(n - sent));
-    for (uint32_t i = 0; i < n; i++) {
-        struct rte_mbuf *m = rt__port.txbuf[i];
+    int tries = rt__shared && rt__mf_stale() ? 0 : TX_RETRIES;
 
-        if (i >= sent) { /* ours and the unsent frame's */
-            bytes -= m->pkt_len;
-            rte_mbuf_refcnt_update(m, -1);
-            RT_STAT_INC(tx_drop_full);
-        }
-        rt__mbuf_recycle(m);
+    if (n == 0 && bl.n == 0)
+        return;
+    /* The backlog first, oldest first, so a connection's frames keep
+     * their order; new frames go out only once it is empty. */
+    while (bl.n > 0) {
+        uint32_t chunk = bl.n, s;
+
+        if (chunk > TX_BACKLOG_MAX - bl.head)
+            chunk = TX_BACKLOG_MAX - bl.head;
+        if (chunk > RT__MAX_BURST)
+            chunk = RT__MAX_BURST;
+        s = burst_out(bl.m + bl.head, chunk, tries, &bytes);
+        bl.head = (bl.head + s) % TX_BACKLOG_MAX;
+        bl_set_count(bl.n - s);
+        moved += s;
+        if (s < chunk)
+            break;
     }
-    RT_STAT_ADD(tx_frames, sent);
+    if (bl.n == 0) {
+        bl.head = 0;
+        sent = burst_out(rt__port.txbuf, n, tries, &bytes);
+    }
+    for (uint32_t i = sent; i < n; i++)
+        hold_or_drop(rt__port.txbuf[i]);
+    RT_STAT_ADD(tx_frames, sent + moved);
     RT_STAT_ADD(tx_bytes, bytes);
     __atomic_store_n(&rt__port.ntx, 0, __ATOMIC_RELAXED);
 }

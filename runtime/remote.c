@@ -131,6 +131,8 @@ rt__rm_start(int memfd, const int *efds, int slot, char *reason, size_t rn)
     rt__port.up = true;
     rt__port.burst =
         rt_cfg.burst > RT__MAX_BURST ? RT__MAX_BURST : rt_cfg.burst;
+    rt__port.rx_budget =
+        rt_cfg.rx_budget < rt__port.burst ? rt__port.burst : rt_cfg.rx_budget;
     rt__port.wait_kind = RT__WAIT_SOCK; /* sleeps on the slot's eventfd */
     rt__port.nwait = 0;
     rt__port.nq = 1;
@@ -205,7 +207,7 @@ rt__rm_drain(void)
     if (!atomic_load_explicit(&rt__sh->slot[rt__sh_me].active,
                               memory_order_relaxed))
         atomic_store(&rt__sh->slot[rt__sh_me].active, true);
-    while (h != t && n < (int)rt__port.burst) {
+    while (h != t && n < (int)rt__port.rx_budget) {
         const struct sh_cell *c = &x->c[h & (SH_XCELLS - 1)];
 
         stk_input_lid(c->data, c->len, c->lid); /* copies the frame */

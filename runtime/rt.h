@@ -79,6 +79,10 @@ void rt_flush(void);
  *  of an rt_poll() (not deferred, or half a burst queued). */
 void rt_tx_kick(void);
 
+/** Stack lock held: whether this process's last poll is older than
+ *  ACCEL_RX_INTERVAL_USEC (an event loop's call then polls too). */
+bool rt_poll_due(void);
+
 /** Milliseconds until the next lwIP timer is due (>= 0). */
 int rt_next_timer_ms(void);
 

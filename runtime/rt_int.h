@@ -32,7 +32,8 @@ struct rt__port {
     bool up; /* started; rx/tx allowed */
     struct rte_mempool *pool;
     uint32_t burst;
-    char desc[160]; /* "net_af_xdp0 on veth-a" */
+    uint32_t rx_budget; /* frames per poll turn at most (>= burst) */
+    char desc[160];     /* "net_af_xdp0 on veth-a" */
     enum rt__wait_kind wait_kind;
     int wait_fds[RT__MAX_WAIT_FDS];
     int nwait;
@@ -45,6 +46,9 @@ struct rt__port {
 };
 
 extern struct rt__port rt__port;
+/** Frames waiting in the tx backlog (port.c; written under the stack
+ *  lock, read without it). */
+extern _Atomic uint32_t rt__tx_backlog;
 
 /* Thread that last polled: time of the last rt_poll by an application
  * thread (not the progress thread), for the progress thread. */

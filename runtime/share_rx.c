@@ -451,7 +451,7 @@ rt__share_drain(void)
     if (!atomic_load_explicit(&rt__sh->slot[rt__sh_me].active,
                               memory_order_relaxed))
         atomic_store(&rt__sh->slot[rt__sh_me].active, true);
-    while (n < (int)rt__port.burst &&
+    while (n < (int)rt__port.rx_budget &&
            (m = rt__sh_ring_get(&rt__sh->slot[rt__sh_me].rx)) != NULL) {
         stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
                       m->hash.usr);
@@ -568,7 +568,8 @@ static int
 rx_queues(uint64_t now, uint64_t *bytes)
 {
     struct rte_mbuf *pkts[RT__MAX_BURST];
-    uint16_t n = 0, ns, start;
+    uint16_t got, ns, start;
+    int n = 0;
     bool flush = rt__tx_due();
 
     if (rt__sh_myq < 0 && !rt__is_progress && queue_free() && serves_any()) {
@@ -589,26 +590,32 @@ rx_queues(uint64_t now, uint64_t *bytes)
         rt__sh_port_unlock();
     }
     start = rt__sh_myq >= 0 ? (uint16_t)rt__sh_myq : 0;
-    for (uint16_t k = 0; k < rt__port.nq && n < rt__port.burst; k++) {
-        uint16_t q = (uint16_t)((start + k) % rt__port.nq);
+    /* Bursts while they come back full, up to the budget (loop.c's
+     * rt_poll says why). */
+    do {
+        got = 0;
+        for (uint16_t k = 0; k < rt__port.nq && got < rt__port.burst; k++) {
+            uint16_t q = (uint16_t)((start + k) % rt__port.nq);
 
-        if (!polls_queue(q) || !rt__sh_q_trylock(q))
-            continue;
-        n += rte_eth_rx_burst(rt__port.port_id, q, pkts + n,
-                              (uint16_t)(rt__port.burst - n));
-        rt__sh_q_unlock(q);
-    }
-    ns = take_own(pkts, n, bytes, true);
-    if (ns > 0) {
-        rt__sh_port_lock();
-        rt__sh_ops_apply();
-        for (uint16_t i = 0; i < ns; i++)
-            dispatch(pkts[i]);
-        if (rt__sh->remote_mask != 0)
-            rt__sh_pump_remote();
-        rt__sh_ops_apply();
-        rt__sh_port_unlock();
-    }
+            if (!polls_queue(q) || !rt__sh_q_trylock(q))
+                continue;
+            got += rte_eth_rx_burst(rt__port.port_id, q, pkts + got,
+                                    (uint16_t)(rt__port.burst - got));
+            rt__sh_q_unlock(q);
+        }
+        ns = take_own(pkts, got, bytes, true);
+        if (ns > 0) {
+            rt__sh_port_lock();
+            rt__sh_ops_apply();
+            for (uint16_t i = 0; i < ns; i++)
+                dispatch(pkts[i]);
+            if (rt__sh->remote_mask != 0)
+                rt__sh_pump_remote();
+            rt__sh_ops_apply();
+            rt__sh_port_unlock();
+        }
+        n += got;
+    } while (got == rt__port.burst && n < (int)rt__port.rx_budget);
     if (flush || rt__tx_due())
         rt__share_tx_flush();
     if (rt__sh_wake_mask != 0)
@@ -620,7 +627,8 @@ int
 rt__share_rx(uint64_t now, uint64_t *bytes)
 {
     struct rte_mbuf *pkts[RT__MAX_BURST];
-    uint16_t n, ns;
+    uint16_t got, ns;
+    int n = 0;
 
     if (rt__port.nq > 1)
         return rx_queues(now, bytes);
@@ -648,10 +656,16 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     }
     rt__sh_dfree_drain();
-    n = rte_eth_rx_burst(rt__port.port_id, 0, pkts, (uint16_t)rt__port.burst);
-    ns = take_own(pkts, n, bytes, false);
-    for (uint16_t i = 0; i < ns; i++)
-        dispatch(pkts[i]);
+    /* Bursts while they come back full, up to the budget (loop.c's
+     * rt_poll says why). */
+    do {
+        got = rte_eth_rx_burst(rt__port.port_id, 0, pkts,
+                               (uint16_t)rt__port.burst);
+        ns = take_own(pkts, got, bytes, false);
+        for (uint16_t i = 0; i < ns; i++)
+            dispatch(pkts[i]);
+        n += got;
+    } while (got == rt__port.burst && n < (int)rt__port.rx_budget);
     if (rt__sh->remote_mask != 0)
         rt__sh_pump_remote();
     rt__sh_ops_apply();

@@ -50,6 +50,12 @@ def row_label(conns, keepalive):
     return label(conns, keepalive) + ("" if keepalive else " (conn/s)")
 
 
+def point_keys(points):
+    """The (conns, keepalive) points measured: keep-alive by connections,
+    then Connection: close."""
+    return sorted({(p["conns"], p["keepalive"]) for p in points}, key=lambda k: (not k[1], k[0]))
+
+
 def find(points, series, conns, keepalive):
     for p in points:
         if p["series"] == series and p["conns"] == conns and p["keepalive"] == keepalive:
@@ -225,7 +231,7 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
                   " rounds |" if nr > 1 else ""),
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (
                   "---|" if nr > 1 else "")]
-        for conns, ka in ((1, True), (32, True), (256, True), (32, False)):
+        for conns, ka in point_keys(points):
             for s in (KERNEL, series):
                 p = find(points, s, conns, ka)
                 side = "kernel" if s == KERNEL else "accel"
@@ -281,7 +287,7 @@ def write_png(path, meta, points, topo_series):
             ("server_cpu_s_per_100k", "server CPU s / 100k req", False),
             ("client_cpu_s_per_100k", "client CPU s / 100k req", False)]
     rows = [t for t in TOPOLOGIES if t[1] in topo_series]
-    pts = [(1, True), (32, True), (256, True), (32, False)]
+    pts = point_keys(points)
     labels = [label(c, k) for c, k in pts]
     fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.2 * len(cols), 3.9 * len(rows)),
                              squeeze=False)

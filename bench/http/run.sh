@@ -27,6 +27,7 @@
 #
 # usage: bench/http/run.sh [--smoke] [--duration S] [--out DIR] [--rounds N]
 #                          [--single-process] [--perf] [--topology A|B|all]
+#                          [--many N]
 #   --smoke           2 s per point (CI: checks that the pipeline produces
 #                     its files; a failed accelerated point is only reported)
 #   --duration S      seconds per point (default 10)
@@ -37,6 +38,10 @@
 #                     `perf record -g` on the nginx worker; the top of
 #                     `perf report --no-children` goes into the .md
 #   --topology T      A, B or all (default); the kernel series always runs
+#   --many N          one more keep-alive point with N connections (1000
+#                     to 30000; nginx's worker_connections and both ends'
+#                     open-file limits are raised to fit): a burst of N
+#                     requests at once, beyond what the port's rings hold
 #   --rounds N        run the series N times, one round after the other
 #                     (kernel, A, B; kernel, A, B; ...): the tables show
 #                     each point's median round, and each target the median
@@ -51,6 +56,7 @@ HERE=$(dirname "$(readlink -f "$0")")
 SINGLE=0
 PERF=0
 ROUNDS=1
+MANY=0
 while [[ $# -gt 0 ]]; do
     OPT_SHIFT=1
     case $1 in
@@ -61,6 +67,12 @@ while [[ $# -gt 0 ]]; do
         [[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || { echo "--rounds: a count from 1 to 99" >&2; exit 2; }
         ;;
     --perf) PERF=1 ;;
+    --many)
+        MANY=${2-}
+        OPT_SHIFT=2
+        [[ $MANY =~ ^[0-9]+$ ]] && ((MANY >= 1000 && MANY <= 30000)) ||
+            { echo "--many: a connection count from 1000 to 30000" >&2; exit 2; }
+        ;;
     --memif) ;; # topology B always runs now; kept for old command lines
     *) bench_opt "$@" ;;
     esac
@@ -72,6 +84,11 @@ bench_check_opts
 
 bench_files http
 POINTS=("1 1" "32 1" "256 1" "32 0") # conns keepalive
+((MANY)) && POINTS+=("$MANY 1")
+# nginx's connections (each client connection, plus the listeners) and
+# open files; wrk gets its own limit (wrk_cmd).
+WORKER_CONNS=$((MANY * 2 + 64 > 4096 ? MANY * 2 + 64 : 4096))
+NOFILE=$((WORKER_CONNS * 2 + 256))
 DIED="" # pid of an nginx whose exit a point already reported
 MASTER=on
 ((SINGLE)) && MASTER=off
@@ -82,8 +99,9 @@ nginx_bench_conf() {
     base=$(basename "$1" .conf)
     cat >"$1" <<NGX
 master_process $MASTER; daemon off; worker_processes 1;
+worker_rlimit_nofile $NOFILE;
 pid $T/$base.pid; error_log $T/$base.error.log error;
-events { worker_connections 4096; }
+events { worker_connections $WORKER_CONNS; }
 http {
     access_log off;
     client_body_temp_path $T/$base.body; proxy_temp_path $T/$base.proxy;
@@ -212,8 +230,8 @@ point_failed() {
 wrk_cmd() {
     local hdr=()
     (($2)) || hdr=(-H "Connection: close")
-    ns_argv "$CMODE" "${CLIENT_ENV[@]}" taskset -c "$CPU_CLIENT" wrk -t1 -c"$1" -d"${DUR}s" \
-        --latency "${hdr[@]}" "$URL"
+    ns_argv "$CMODE" "${CLIENT_ENV[@]}" prlimit --nofile=$(($1 + 1024)) \
+        taskset -c "$CPU_CLIENT" wrk -t1 -c"$1" -d"${DUR}s" --latency "${hdr[@]}" "$URL"
 }
 
 # wrk_point SERIES CONNS KA [NOTE]: one point against the running server.

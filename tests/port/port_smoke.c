@@ -11,6 +11,20 @@
  *
  *   port_smoke [--seconds N] [--ping A.B.C.D] [--min-replies N]
  *              [--min-rx N]
+ *   port_smoke --backlog FILE
+ *   port_smoke --blast N [--seconds S]
+ *
+ * --backlog: after "started", the process does not poll until FILE exists
+ * (the caller sends frames meanwhile, which queue in the port's rings),
+ * then runs one poll turn and prints how many frames that turn took
+ * (ACCEL_RX_BUDGET at most), how many the following turns took (until
+ * 500 ms pass without a frame), and whether rt_poll_due() is false right
+ * after a turn and true once ACCEL_RX_INTERVAL_USEC has passed. Run with
+ * ACCEL_PROGRESS_USEC=0.
+ * --blast: sends N frames (to the broadcast address, a type nobody
+ * handles) in one go, prints "blasted", then polls for S seconds (the
+ * tx backlog goes out as the ring makes room) and prints what the port
+ * sent, held and dropped.
  * Exit 0 when the expectations hold, 1 otherwise, 2 on a start failure.
  */
 #define _GNU_SOURCE
@@ -182,6 +196,75 @@ stk_input(const void *frame, uint16_t len)
 
 /* ---- the "application" --------------------------------------------------- */
 
+/* --backlog FILE: see the header. */
+static int
+backlog_turns(const char *file)
+{
+    int first, rest = 0, n;
+    bool due_now, due_later;
+
+    printf("started\n");
+    fflush(stdout);
+    while (access(file, F_OK) != 0)
+        usleep(10000);
+    usleep(200000); /* the last frames reach the ring */
+    rt_lock();
+    first = rt_poll();
+    due_now = rt_poll_due();
+    rt_unlock();
+    for (uint64_t quiet = rt_now_ns(); rt_now_ns() - quiet < 500000000ull;) {
+        rt_lock();
+        n = rt_poll();
+        rt_unlock();
+        if (n > 0) {
+            rest += n;
+            quiet = rt_now_ns();
+        }
+    }
+    usleep(rt_cfg.rx_interval_usec + 2000);
+    rt_lock();
+    due_later = rt_poll_due();
+    rt_unlock();
+    printf("backlog first_turn %d later_turns %d due_after_turn %d "
+           "due_after_interval %d\n",
+           first, rest, due_now, due_later);
+    return 0;
+}
+
+/* --blast N: see the header. */
+static int
+blast(unsigned n, unsigned seconds)
+{
+    uint8_t f[60] = {0};
+    uint64_t end;
+
+    memset(f, 0xff, 6);
+    memcpy(f + 6, nc.mac, 6);
+    f[12] = 0x88, f[13] = 0xb5; /* IEEE 802 local experimental */
+    rt_lock();
+    for (unsigned i = 0; i < n; i++) {
+        memcpy(f + 14, &i, sizeof(i));
+        send_frame(f, sizeof(f));
+    }
+    rt_poll();
+    rt_unlock();
+    printf("blasted\n");
+    fflush(stdout);
+    end = rt_now_ns() + (uint64_t)seconds * 1000000000ull;
+    while (rt_now_ns() < end) {
+        rt_lock();
+        rt_poll();
+        rt_unlock();
+        usleep(1000);
+    }
+    printf(
+        "blast sent %u tx_frames %llu tx_backlogged %llu tx_drop_full %llu\n",
+        n, (unsigned long long)rt_stats.tx_frames,
+        (unsigned long long)rt_stats.tx_backlogged,
+        (unsigned long long)rt_stats.tx_drop_full);
+    return 0;
+}
+
 static double
 cpu_ms(void)
 {
@@ -196,6 +279,8 @@ int
 main(int argc, char **argv)
 {
     unsigned seconds = 3, min_replies = 0, min_rx = 0;
+    const char *backlog = NULL;
+    unsigned blast_n = 0;
     uint16_t seq = 0;
     uint64_t end, next_ping = 0, next_arp = 0;
     double cpu0;
@@ -210,10 +295,15 @@ main(int argc, char **argv)
             min_replies = (unsigned)atoi(argv[++i]);
         else if (strcmp(argv[i], "--min-rx") == 0 && i + 1 < argc)
             min_rx = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--backlog") == 0 && i + 1 < argc)
+            backlog = argv[++i];
+        else if (strcmp(argv[i], "--blast") == 0 && i + 1 < argc)
+            blast_n = (unsigned)atoi(argv[++i]);
         else {
             fprintf(stderr,
                     "usage: %s [--seconds N] [--ping IP] "
-                    "[--min-replies N] [--min-rx N]\n",
+                    "[--min-replies N] [--min-rx N] | --backlog FILE | "
+                    "--blast N [--seconds S]\n",
                     argv[0]);
             return 2;
         }
@@ -225,6 +315,10 @@ main(int argc, char **argv)
         printf("start failed: %s\n", strerror(-rc));
         return 2;
     }
+    if (backlog != NULL)
+        return backlog_turns(backlog);
+    if (blast_n > 0)
+        return blast(blast_n, seconds);
     printf("started\n");
     fflush(stdout);
     cpu0 = cpu_ms();

@@ -58,6 +58,42 @@ for drv in af_xdp af_packet; do
     fi
 done
 
+# A backlog (frames queued while the process was busy elsewhere) is taken
+# in one poll turn up to ACCEL_RX_BUDGET, bursts after bursts, instead of
+# one burst per turn while the rings fill up; and an event loop's calls
+# poll again once ACCEL_RX_INTERVAL_USEC has passed (rt_poll_due). 600 UDP
+# datagrams from the kernel peer wait in the af_xdp rings (1024 rx
+# descriptors) while the process does not poll.
+MACA=$(ip -n "$A" link show "$VA" | awk '/link\/ether/ {print $2}')
+ip -n "$K" neigh replace 10.209.0.2 lladdr "$MACA" dev "$VK"
+for budget in 256 32; do
+    rm -f "$TMP/sent"
+    runa ACCEL_DRIVER=af_xdp ACCEL_PROGRESS_USEC=0 ACCEL_RX_BUDGET=$budget \
+        ACCEL_RX_INTERVAL_USEC=20000 "$SMOKE" --backlog "$TMP/sent" \
+        >"$TMP/out" 2>&1 &
+    bp=$!
+    for _ in $(seq 100); do grep -q started "$TMP/out" && break; sleep 0.1; done
+    ip netns exec "$K" python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(600):
+    s.sendto(b"x" * 64, ("10.209.0.2", 9))
+    if i % 50 == 49:
+        time.sleep(0.005)
+'
+    touch "$TMP/sent"
+    wait $bp
+    line=$(grep '^backlog' "$TMP/out")
+    set -- $line
+    if [ "${3:-}" = "$budget" ] && [ $(( ${3:-0} + ${5:-0} )) -ge 550 ] &&
+       [ "${7:-}" = 0 ] && [ "${9:-}" = 1 ]; then
+        ok "ACCEL_RX_BUDGET=$budget: one turn took ${3} of $(( $3 + $5 )) queued frames; rt_poll_due after the interval"
+    else
+        bad "ACCEL_RX_BUDGET=$budget: ${line:-no result}"; cat "$TMP/out"
+    fi
+done
+ip -n "$K" neigh del 10.209.0.2 dev "$VK" 2>/dev/null
+
 if ip -n "$A" link show "$VA" | grep -q "prog/xdp\|xdp id"; then
     bad "an XDP program is left on $VA after exit"
 else
@@ -144,6 +180,44 @@ if [ $rc = 0 ]; then
 else
     bad "memif (rc $rc)"; cat "$TMP/out" "$TMP/srv"
 fi
+
+# memif, a full tx ring: a peer that does not poll yet (its ring holds
+# 1024 frames) gets 3000 frames in one go. The tx backlog holds what the
+# ring has no room for and sends it as the peer drains, so every frame
+# arrives; with ACCEL_TX_BACKLOG=0 the rest is dropped at once, as before
+# the backlog (TCP would send it again after a timeout).
+for tb in 8192 0; do
+    rm -f "$TMP/go"
+    ip netns exec "$M" env ACCEL_IP=10.210.0.1/24 ACCEL_PROGRESS_USEC=0 \
+        ACCEL_VDEV=net_memif0,role=server,socket=$SOCK,socket-abstract=no \
+        "$SMOKE" --backlog "$TMP/go" >"$TMP/srv" 2>&1 &
+    sp=$!
+    for _ in $(seq 100); do grep -q started "$TMP/srv" && break; sleep 0.1; done
+    ip netns exec "$M" env ACCEL_IP=10.210.0.2/24 ACCEL_PROGRESS_USEC=0 \
+        ACCEL_TX_BACKLOG=$tb \
+        ACCEL_VDEV=net_memif0,role=client,socket=$SOCK,socket-abstract=no \
+        "$SMOKE" --blast 3000 --seconds 3 >"$TMP/out" 2>&1 &
+    cp=$!
+    for _ in $(seq 100); do grep -q blasted "$TMP/out" && break; sleep 0.1; done
+    touch "$TMP/go"
+    wait $cp
+    wait $sp
+    srv=$(grep '^backlog' "$TMP/srv")
+    cli=$(grep '^blast sent' "$TMP/out")
+    set -- $srv
+    got=$(( ${3:-0} + ${5:-0} ))
+    set -- $cli
+    held=${7:-0} dropped=${9:-x}
+    if [ $tb != 0 ] && [ $got = 3000 ] && [ "$dropped" = 0 ] && [ "$held" -ge 1000 ]; then
+        ok "memif, full tx ring: all 3000 frames arrive ($held waited in the tx backlog, none dropped)"
+    elif [ $tb = 0 ] && [ "$dropped" != x ] && [ "$dropped" -gt 0 ] &&
+         [ $got = $(( 3000 - dropped )) ]; then
+        ok "memif, full tx ring, ACCEL_TX_BACKLOG=0: $dropped of 3000 dropped, $got arrive"
+    else
+        bad "memif, full tx ring, ACCEL_TX_BACKLOG=$tb: server '$srv', client '$cli'"
+        cat "$TMP/out" "$TMP/srv"
+    fi
+done
 
 left=$(ls -d /var/run/dpdk/accel-* 2>/dev/null | wc -l)
 [ "$left" = 0 ] && ok "no EAL runtime directory left" ||
