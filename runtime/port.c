@@ -39,6 +39,10 @@
 
 #define TX_RETRIES 4
 #define TX_BACKLOG_MAX 16384u /* ACCEL_TX_BACKLOG's upper bound */
+/* A backlog the ring has taken nothing from for this long (a link that
+ * went down, a memif peer gone) is dropped: TCP sends again, and waiting
+ * threads stop retrying every millisecond. */
+#define TX_BACKLOG_STUCK_NS 1000000000ull
 #define LINK_WAIT_MS 2000
 
 static void bl_drop_all(void);
@@ -465,6 +469,7 @@ rt__tx_flush(void)
 static struct {
     struct rte_mbuf *m[TX_BACKLOG_MAX];
     uint32_t head, n;
+    uint64_t stuck_ns; /* since when no flush took any of it; 0: moving */
 } bl;
 _Atomic uint32_t rt__tx_backlog;
 
@@ -531,6 +536,7 @@ bl_drop_all(void)
         RT_STAT_INC(tx_drop_full);
     }
     bl.head = 0;
+    bl.stuck_ns = 0;
 }
 
 void
@@ -542,6 +548,7 @@ rt__port_atfork_child(void)
     rt__port.ntx = 0;
     /* The backlog's frames are the parent's to send. */
     bl.head = 0;
+    bl.stuck_ns = 0;
     bl_set_count(0);
 }
 
@@ -570,6 +577,16 @@ rt__tx_flush_locked(void)
         moved += s;
         if (s < chunk)
             break;
+    }
+    if (bl.n > 0 && moved == 0) {
+        uint64_t now = rt_now_ns();
+
+        if (bl.stuck_ns == 0)
+            bl.stuck_ns = now;
+        else if (now - bl.stuck_ns >= TX_BACKLOG_STUCK_NS)
+            bl_drop_all();
+    } else {
+        bl.stuck_ns = 0;
     }
     if (bl.n == 0) {
         bl.head = 0;
