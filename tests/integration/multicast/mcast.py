@@ -45,6 +45,13 @@ MCAST_JOIN_SOURCE_GROUP = 46
 MCAST_LEAVE_SOURCE_GROUP = 47
 
 
+def say(line):
+    """One line in one write(2): with --fork, parent and child share the
+    output, and print's separate writes of text and newline interleaved
+    (CI saw "child sock ... parent sock ..." on one line)."""
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(), (line + "\n").encode())
+
 def arg(name, default=None, conv=str):
     if name in sys.argv:
         return conv(sys.argv[sys.argv.index(name) + 1])
@@ -112,7 +119,7 @@ def recv_socks(group, port, n, who):
     if "--join-all" in sys.argv:
         for s in socks[1:]:
             s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP, mreq(group, ifaddr))
-    print(who + "joined", flush=True)
+    say(who + "joined")
     seqs = [dict() for _ in socks]  # per socket: source -> list of seqs
     got = [0] * k
     last = None
@@ -140,8 +147,8 @@ def recv_socks(group, port, n, who):
             gaps += max(v) + 1 - len(set(v))  # sequence numbers start at 0
             reorder += sum(1 for a, b in zip(v, v[1:]) if b < a)
         srcs = " ".join("%s:%d" % (a, len(v)) for a, v in sorted(d.items()))
-        print("%ssock %d got %d gaps %d dups %d reorder %d from %s"
-              % (who, i, got[i], gaps, dups, reorder, srcs or "-"), flush=True)
+        say("%ssock %d got %d gaps %d dups %d reorder %d from %s"
+            % (who, i, got[i], gaps, dups, reorder, srcs or "-"))
 
 
 def loop(group, port):
