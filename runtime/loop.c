@@ -219,14 +219,10 @@ rt_poll(void)
         return poll_shared();
     now = rt_now_ns();
     stk_clock_turn(now);
-    /* Bursts while they come back full, up to the budget: a program busy
-     * between its waits (an event loop with thousands of ready
-     * connections) then finds the backlog in its sockets' queues, as on
-     * Linux, instead of the port dropping what its rings cannot hold. */
     do {
         got = rx_burst_input(&bytes);
         n += got;
-    } while (got == rt__port.burst && n < rt__port.rx_budget);
+    } while (rt__rx_again(got, n));
     RT_STAT_ADD(rx_frames, n);
     RT_STAT_ADD(rx_bytes, bytes);
     turn_done(now, (int)n);

@@ -46,6 +46,17 @@ struct rt__port {
 };
 
 extern struct rt__port rt__port;
+/** Another rx burst in this poll turn: the last one (got frames) came
+ *  back full and the turn (total frames) is under ACCEL_RX_BUDGET. A
+ *  program busy between its waits then finds a backlog in its sockets'
+ *  queues, as on Linux, instead of the port dropping what its rings
+ *  cannot hold. */
+static inline bool
+rt__rx_again(uint32_t got, uint32_t total)
+{
+    return got == rt__port.burst && total < rt__port.rx_budget;
+}
+
 /** Frames waiting in the tx backlog (port.c; written under the stack
  *  lock, read without it). */
 extern _Atomic uint32_t rt__tx_backlog;

@@ -590,8 +590,6 @@ rx_queues(uint64_t now, uint64_t *bytes)
         rt__sh_port_unlock();
     }
     start = rt__sh_myq >= 0 ? (uint16_t)rt__sh_myq : 0;
-    /* Bursts while they come back full, up to the budget (loop.c's
-     * rt_poll says why). */
     do {
         got = 0;
         for (uint16_t k = 0; k < rt__port.nq && got < rt__port.burst; k++) {
@@ -615,7 +613,7 @@ rx_queues(uint64_t now, uint64_t *bytes)
             rt__sh_port_unlock();
         }
         n += got;
-    } while (got == rt__port.burst && n < (int)rt__port.rx_budget);
+    } while (rt__rx_again(got, (uint32_t)n));
     if (flush || rt__tx_due())
         rt__share_tx_flush();
     if (rt__sh_wake_mask != 0)
@@ -656,8 +654,6 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     }
     rt__sh_dfree_drain();
-    /* Bursts while they come back full, up to the budget (loop.c's
-     * rt_poll says why). */
     do {
         got = rte_eth_rx_burst(rt__port.port_id, 0, pkts,
                                (uint16_t)rt__port.burst);
@@ -665,7 +661,7 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         for (uint16_t i = 0; i < ns; i++)
             dispatch(pkts[i]);
         n += got;
-    } while (got == rt__port.burst && n < (int)rt__port.rx_budget);
+    } while (rt__rx_again(got, (uint32_t)n));
     if (rt__sh->remote_mask != 0)
         rt__sh_pump_remote();
     rt__sh_ops_apply();
