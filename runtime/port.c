@@ -207,6 +207,7 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
     rt__port.txq = 0;
     /* af_xdp turns the pool into its UMEM: it must be packed (pool.c). */
     is_xdp = strcmp(info.driver_name, "net_af_xdp") == 0;
+    rt__port.is_xdp = is_xdp;
     rc = create_pool(cfg, is_xdp);
     if (rc != 0)
         return rc;

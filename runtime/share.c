@@ -58,6 +58,7 @@
 #include "share_int.h"
 #include "stats.h"
 #include "stk.h"
+#include "xsk_repair.h"
 
 struct sh_region *rt__sh;
 int rt__sh_fd = -1;         /* the region's memfd, for joins */
@@ -87,6 +88,10 @@ port_recovered(void)
     pthread_mutex_consistent(&rt__sh->port_mu);
     RT_STAT_INC(share_lock_recovered);
     RT_WARN("share", "a process died holding the port lock; recovered");
+    /* With one queue its bursts run under the port lock: the dead
+     * process may have been in the middle of one. */
+    if (rt__port.nq < 2)
+        rt__xsk_repair(0);
 }
 
 void
@@ -144,14 +149,19 @@ rt__sh_dfree_drain(void)
 int rt__sh_myq = -1;
 
 static void
+q_recovered(unsigned q)
+{
+    pthread_mutex_consistent(&rt__sh->q_mu[q]);
+    RT_STAT_INC(share_lock_recovered);
+    RT_WARN("share", "a process died holding queue %u's lock; recovered", q);
+    rt__xsk_repair((uint16_t)q);
+}
+
+static void
 q_lock(unsigned q)
 {
-    if (pthread_mutex_lock(&rt__sh->q_mu[q]) == EOWNERDEAD) {
-        pthread_mutex_consistent(&rt__sh->q_mu[q]);
-        RT_STAT_INC(share_lock_recovered);
-        RT_WARN("share", "a process died holding queue %u's lock; recovered",
-                q);
-    }
+    if (pthread_mutex_lock(&rt__sh->q_mu[q]) == EOWNERDEAD)
+        q_recovered(q);
 }
 
 bool
@@ -160,8 +170,7 @@ rt__sh_q_trylock(unsigned q)
     int rc = pthread_mutex_trylock(&rt__sh->q_mu[q]);
 
     if (rc == EOWNERDEAD) {
-        pthread_mutex_consistent(&rt__sh->q_mu[q]);
-        RT_STAT_INC(share_lock_recovered);
+        q_recovered(q);
         return true;
     }
     return rc == 0;

@@ -13,6 +13,7 @@
  *              [--min-rx N]
  *   port_smoke --backlog FILE
  *   port_smoke --blast N [--seconds S]
+ *   port_smoke --die-mid-burst FILE --ping A.B.C.D
  *
  * --backlog: after "started", the process does not poll until FILE exists
  * (the caller sends frames meanwhile, which queue in the port's rings),
@@ -25,6 +26,15 @@
  * handles) in one go, prints "blasted", then polls for S seconds (the
  * tx backlog goes out as the ring makes room) and prints what the port
  * sent, held and dropped.
+ * --die-mid-burst (af_xdp, run with ACCEL_PROGRESS_USEC=0): forks; the
+ * child waits for FILE (the caller sends UDP datagrams meanwhile, which
+ * wait in the rx ring), takes the port lock, moves the PMD's cursors as
+ * a burst interrupted halfway would (every waiting frame peeked, not
+ * released; 8 tx descriptors reserved, not submitted) and kills itself
+ * with SIGKILL. The parent then polls (recovering the lock), counts the
+ * UDP datagrams it receives and pings the peer 5 times, 50 ms apart:
+ * "died_mid_burst peeked P udp_seen U replies R/5 repaired N". Exit 0 if
+ * U >= P > 0 and every echo request was answered within the 2 s.
  * Exit 0 when the expectations hold, 1 otherwise, 2 on a start failure.
  */
 #define _GNU_SOURCE
@@ -34,14 +44,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cfg.h"
 #include "inlib.h"
 #include "rt.h"
+#include "share_int.h"
 #include "stats.h"
 #include "stk.h"
+#include "xsk_repair.h"
 
 /* ---- stand-in stack ------------------------------------------------------ */
 
@@ -49,7 +64,7 @@ static struct stk_netif_cfg nc;
 static uint32_t peer_ip;
 static uint8_t peer_mac[6];
 static int peer_known;
-static unsigned arp_answered, echo_answered, replies, timers_run;
+static unsigned arp_answered, echo_answered, replies, timers_run, udp_seen;
 static uint64_t rtt_min = UINT64_MAX, rtt_max, rtt_sum;
 
 static uint16_t
@@ -165,6 +180,9 @@ stk_input(const void *frame, uint16_t len)
                memcmp(f + 28, &peer_ip, 4) == 0) {
         memcpy(peer_mac, f + 22, 6);
         peer_known = 1;
+    } else if (type == 0x0800 && f[23] == 17 &&
+               memcmp(f + 30, &nc.ip, 4) == 0) {
+        udp_seen++;
     } else if (type == 0x0800 && f[23] == 1 && memcmp(f + 30, &nc.ip, 4) == 0) {
         uint8_t *ip = f + 14, *ic = ip + (ip[0] & 0xf) * 4;
         uint16_t iplen = (uint16_t)(ip[2] << 8 | ip[3]);
@@ -265,6 +283,81 @@ blast(unsigned n, unsigned seconds)
     return 0;
 }
 
+/* --die-mid-burst FILE: see the header. */
+static void
+fork_parent(void)
+{
+    (void)rt_atfork_parent();
+}
+
+static int
+die_mid_burst(const char *file)
+{
+    int pipefd[2], status;
+    uint32_t peeked = 0;
+    unsigned sent = 0;
+    uint64_t end, next = 0;
+    pid_t pid;
+
+    if (peer_ip == 0 || pipe(pipefd) != 0 ||
+        pthread_atfork(rt_atfork_prepare, fork_parent, rt_atfork_child) != 0)
+        return 2;
+    printf("started\n");
+    fflush(stdout);
+    pid = fork();
+    if (pid < 0)
+        return 2;
+    if (pid == 0) {
+        struct rt__xsk_rings r;
+
+        while (access(file, F_OK) != 0)
+            usleep(10000);
+        usleep(200000); /* the last frames reach the ring */
+        rt__sh_port_lock();
+        if (rt__xsk_rings(0, &r)) {
+            /* xsk_ring_cons__peek of everything waiting, and
+             * xsk_ring_prod__reserve of 8 entries; no release, no
+             * submit: the process dies first. */
+            peeked = __atomic_load_n(r.rx->producer, __ATOMIC_ACQUIRE) -
+                     r.rx->cached_cons;
+            r.rx->cached_cons += peeked;
+            r.tx->cached_prod += 8;
+        }
+        if (write(pipefd[1], &peeked, sizeof(peeked)) != sizeof(peeked))
+            _exit(3);
+        kill(getpid(), SIGKILL);
+        _exit(3);
+    }
+    close(pipefd[1]);
+    if (read(pipefd[0], &peeked, sizeof(peeked)) != sizeof(peeked))
+        peeked = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
+        printf("child did not die of SIGKILL (status %#x)\n", status);
+        return 1;
+    }
+    end = rt_now_ns() + 2000000000ull;
+    while (rt_now_ns() < end && (sent < 5 || replies < 5)) {
+        uint64_t now = rt_now_ns();
+
+        rt_lock();
+        rt_poll();
+        if (!peer_known && now >= next) {
+            send_arp(1, NULL, peer_ip);
+            next = now + 100000000ull;
+        } else if (peer_known && sent < 5 && now >= next) {
+            send_echo((uint16_t)sent++);
+            next = now + 50000000ull;
+        }
+        rt_poll();
+        rt_unlock();
+        usleep(1000);
+    }
+    printf("died_mid_burst peeked %u udp_seen %u replies %u/5 repaired %llu\n",
+           peeked, udp_seen, replies, (unsigned long long)rt_stats.xsk_repairs);
+    return peeked > 0 && udp_seen >= peeked && replies == 5 ? 0 : 1;
+}
+
 static double
 cpu_ms(void)
 {
@@ -281,6 +374,7 @@ main(int argc, char **argv)
     unsigned seconds = 3, min_replies = 0, min_rx = 0;
     const char *backlog = NULL;
     unsigned blast_n = 0;
+    const char *die_file = NULL;
     uint16_t seq = 0;
     uint64_t end, next_ping = 0, next_arp = 0;
     double cpu0;
@@ -299,11 +393,14 @@ main(int argc, char **argv)
             backlog = argv[++i];
         else if (strcmp(argv[i], "--blast") == 0 && i + 1 < argc)
             blast_n = (unsigned)atoi(argv[++i]);
+        else if (strcmp(argv[i], "--die-mid-burst") == 0 && i + 1 < argc)
+            die_file = argv[++i];
         else {
             fprintf(stderr,
                     "usage: %s [--seconds N] [--ping IP] "
                     "[--min-replies N] [--min-rx N] | --backlog FILE | "
-                    "--blast N [--seconds S]\n",
+                    "--blast N [--seconds S] | --die-mid-burst FILE "
+                    "--ping IP\n",
                     argv[0]);
             return 2;
         }
@@ -319,6 +416,8 @@ main(int argc, char **argv)
         return backlog_turns(backlog);
     if (blast_n > 0)
         return blast(blast_n, seconds);
+    if (die_file != NULL)
+        return die_mid_burst(die_file);
     printf("started\n");
     fflush(stdout);
     cpu0 = cpu_ms();
