@@ -208,6 +208,7 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
     /* af_xdp turns the pool into its UMEM: it must be packed (pool.c). */
     is_xdp = strcmp(info.driver_name, "net_af_xdp") == 0;
     rt__port.is_xdp = is_xdp;
+    rt__port.is_pkt = strcmp(info.driver_name, "net_af_packet") == 0;
     rc = create_pool(cfg, is_xdp);
     if (rc != 0)
         return rc;

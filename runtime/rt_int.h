@@ -31,6 +31,7 @@ struct rt__port {
     uint16_t port_id;
     bool up;     /* started; rx/tx allowed */
     bool is_xdp; /* the af_xdp PMD (xsk_repair.c) */
+    bool is_pkt; /* the af_packet PMD (pkt_repair.c) */
     struct rte_mempool *pool;
     uint32_t burst;
     uint32_t rx_budget; /* frames per poll turn at most (>= burst) */

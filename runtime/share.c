@@ -58,6 +58,7 @@
 #include "share_int.h"
 #include "stats.h"
 #include "stk.h"
+#include "pkt_repair.h"
 #include "xsk_repair.h"
 
 struct sh_region *rt__sh;
@@ -90,8 +91,10 @@ port_recovered(void)
     RT_WARN("share", "a process died holding the port lock; recovered");
     /* With one queue its bursts run under the port lock: the dead
      * process may have been in the middle of one. */
-    if (rt__port.nq < 2)
+    if (rt__port.nq < 2) {
         rt__xsk_repair(0);
+        rt__pkt_repair(0);
+    }
 }
 
 void
@@ -155,6 +158,7 @@ q_recovered(unsigned q)
     RT_STAT_INC(share_lock_recovered);
     RT_WARN("share", "a process died holding queue %u's lock; recovered", q);
     rt__xsk_repair((uint16_t)q);
+    rt__pkt_repair((uint16_t)q);
 }
 
 static void
@@ -282,6 +286,7 @@ region_create(void)
     /* Kept (close-on-exec) to hand to a joining process (share_join.c). */
     rt__sh_fd = rt__fd_move_high((int)fd);
     rt__sh = p;
+    rt__pkt_set_shared(&rt__sh->pkt_unsure);
     rt__sh_robust_init(&rt__sh->port_mu);
     for (int q = 0; q < RT__MAX_QUEUES; q++)
         rt__sh_robust_init(&rt__sh->q_mu[q]);

@@ -146,6 +146,8 @@ struct sh_region {
      * (0: nobody's, any process polls it). */
     pthread_mutex_t q_mu[RT__MAX_QUEUES];
     _Atomic uint8_t qown[RT__MAX_QUEUES];
+    /* af_packet queues whose rx position is unsure (pkt_repair.c) */
+    _Atomic uint32_t pkt_unsure;
     _Atomic uint32_t nmig;
     struct sh_mig mig[SH_MIG];
     _Atomic uint64_t last_app_poll_ns; /* any process's application thread */

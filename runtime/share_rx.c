@@ -24,6 +24,7 @@
 #include <rte_mempool.h>
 
 #include "log.h"
+#include "pkt_repair.h"
 #include "rt.h"
 #include "rt_int.h"
 #include "share_int.h"
@@ -597,6 +598,10 @@ rx_queues(uint64_t now, uint64_t *bytes)
 
             if (!polls_queue(q) || !rt__sh_q_trylock(q))
                 continue;
+            if (atomic_load_explicit(&rt__sh->pkt_unsure,
+                                     memory_order_relaxed) &
+                (1u << q))
+                rt__pkt_rx_resync(q);
             got += rte_eth_rx_burst(rt__port.port_id, q, pkts + got,
                                     (uint16_t)(rt__port.burst - got));
             rt__sh_q_unlock(q);
@@ -654,6 +659,8 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     }
     rt__sh_dfree_drain();
+    if (atomic_load_explicit(&rt__sh->pkt_unsure, memory_order_relaxed) & 1u)
+        rt__pkt_rx_resync(0);
     do {
         got = rte_eth_rx_burst(rt__port.port_id, 0, pkts,
                                (uint16_t)rt__port.burst);

@@ -26,15 +26,19 @@
  * handles) in one go, prints "blasted", then polls for S seconds (the
  * tx backlog goes out as the ring makes room) and prints what the port
  * sent, held and dropped.
- * --die-mid-burst (af_xdp, run with ACCEL_PROGRESS_USEC=0): forks; the
- * child waits for FILE (the caller sends UDP datagrams meanwhile, which
- * wait in the rx ring), takes the port lock, moves the PMD's cursors as
- * a burst interrupted halfway would (every waiting frame peeked, not
- * released; 8 tx descriptors reserved, not submitted) and kills itself
- * with SIGKILL. The parent then polls (recovering the lock), counts the
- * UDP datagrams it receives and pings the peer 5 times, 50 ms apart:
- * "died_mid_burst peeked P udp_seen U replies R/5 repaired N". Exit 0 if
- * U >= P > 0 and every echo request was answered within the 2 s.
+ * --die-mid-burst (af_xdp or af_packet, run with ACCEL_PROGRESS_USEC=0):
+ * forks; the child waits for FILE (the caller sends UDP datagrams
+ * meanwhile, which wait in the rx ring), takes the port lock, leaves the
+ * PMD's rings as a burst interrupted halfway would and kills itself with
+ * SIGKILL. af_xdp: every waiting frame peeked, not released; 8 tx
+ * descriptors reserved, not submitted. af_packet: every waiting frame
+ * handed back to the kernel, the position not stored; 3 tx frames
+ * written and marked for sending, no kick. The parent then polls
+ * (recovering the lock), counts the UDP datagrams it receives and pings
+ * the peer 5 times, 50 ms apart: "died_mid_burst taken P udp_seen U
+ * replies R/5 repaired N". Exit 0 if P > 0, every echo request was
+ * answered within the 2 s, and (af_xdp, whose peeked frames can be read
+ * again) U >= P.
  * Exit 0 when the expectations hold, 1 otherwise, 2 on a start failure.
  */
 #define _GNU_SOURCE
@@ -46,7 +50,9 @@
 #include <string.h>
 #include <pthread.h>
 #include <signal.h>
+#include <linux/if_packet.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +62,8 @@
 #include "share_int.h"
 #include "stats.h"
 #include "stk.h"
+#include "pkt_repair.h"
+#include "rt_int.h"
 #include "xsk_repair.h"
 
 /* ---- stand-in stack ------------------------------------------------------ */
@@ -283,6 +291,44 @@ blast(unsigned n, unsigned seconds)
     return 0;
 }
 
+/* af_packet's rings as a burst interrupted halfway leaves them: every
+ * waiting frame handed back to the kernel, and 3 frames written and
+ * marked for sending, without the positions stored or a kick. Returns the
+ * frames taken. */
+static uint32_t
+pkt_half_burst(struct rt__pkt_rings *k)
+{
+    uint32_t n = 0;
+    unsigned at = *k->rx_num;
+    uint8_t f[60] = {0};
+
+    for (;;) {
+        struct tpacket2_hdr *h = k->rx_rd[at].iov_base;
+
+        if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+              TP_STATUS_USER))
+            break;
+        __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);
+        at = (at + 1) % k->rx_count;
+        n++;
+    }
+    memset(f, 0xff, 6);
+    memcpy(f + 6, nc.mac, 6);
+    f[12] = 0x88, f[13] = 0xb5; /* IEEE 802 local experimental */
+    at = *k->tx_num;
+    for (int i = 0; i < 3; i++) {
+        struct tpacket2_hdr *h = k->tx_rd[at].iov_base;
+
+        memcpy((uint8_t *)h + TPACKET2_HDRLEN - sizeof(struct sockaddr_ll), f,
+               sizeof(f));
+        h->tp_len = h->tp_snaplen = sizeof(f);
+        __atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+                         __ATOMIC_RELEASE);
+        at = (at + 1) % k->tx_count;
+    }
+    return n;
+}
+
 /* --die-mid-burst FILE: see the header. */
 static void
 fork_parent(void)
@@ -309,6 +355,7 @@ die_mid_burst(const char *file)
         return 2;
     if (pid == 0) {
         struct rt__xsk_rings r;
+        struct rt__pkt_rings k;
 
         while (access(file, F_OK) != 0)
             usleep(10000);
@@ -322,6 +369,8 @@ die_mid_burst(const char *file)
                      r.rx->cached_cons;
             r.rx->cached_cons += peeked;
             r.tx->cached_prod += 8;
+        } else if (rt__pkt_rings(0, &k)) {
+            peeked = pkt_half_burst(&k);
         }
         if (write(pipefd[1], &peeked, sizeof(peeked)) != sizeof(peeked))
             _exit(3);
@@ -353,9 +402,12 @@ die_mid_burst(const char *file)
         rt_unlock();
         usleep(1000);
     }
-    printf("died_mid_burst peeked %u udp_seen %u replies %u/5 repaired %llu\n",
-           peeked, udp_seen, replies, (unsigned long long)rt_stats.xsk_repairs);
-    return peeked > 0 && udp_seen >= peeked && replies == 5 ? 0 : 1;
+    printf("died_mid_burst taken %u udp_seen %u replies %u/5 repaired %llu\n",
+           peeked, udp_seen, replies,
+           (unsigned long long)(rt_stats.xsk_repairs + rt_stats.pkt_repairs));
+    return peeked > 0 && replies == 5 && (rt__port.is_pkt || udp_seen >= peeked)
+               ? 0
+               : 1;
 }
 
 static double

@@ -105,20 +105,27 @@ done
 # again, and frames sent afterwards leave at once. Without it the 5 UDP
 # datagrams are lost and the ARP request and echo requests wait behind the
 # 8 reserved descriptors: no reply within 2 s.
-rm -f "$TMP/sent"
-runa ACCEL_DRIVER=af_xdp ACCEL_PROGRESS_USEC=0 "$SMOKE" \
-    --die-mid-burst "$TMP/sent" --ping 10.209.0.1 >"$TMP/out" 2>"$TMP/err" &
-bp=$!
-udp_while_idle 5
-wait $bp
-rc=$?
-line=$(grep '^died_mid_burst' "$TMP/out")
-if [ $rc = 0 ] && grep -q "af_xdp rings back in step" "$TMP/err"; then
-    ok "af_xdp rings after a death mid-burst: $line"
-else
-    bad "af_xdp rings after a death mid-burst (rc $rc): ${line:-no result}"
-    cat "$TMP/out" "$TMP/err"
-fi
+# af_packet (pkt_repair.c): the tx position moves over the frames the
+# dead process wrote, and the rx position, behind the kernel's, is found
+# again from the next frame to arrive (the frames it had taken are lost
+# with it). Without it no frame is received or sent until a ring's worth
+# has gone by.
+for drv in af_xdp af_packet; do
+    rm -f "$TMP/sent"
+    runa ACCEL_DRIVER=$drv ACCEL_PROGRESS_USEC=0 "$SMOKE" \
+        --die-mid-burst "$TMP/sent" --ping 10.209.0.1 >"$TMP/out" 2>"$TMP/err" &
+    bp=$!
+    udp_while_idle 5
+    wait $bp
+    rc=$?
+    line=$(grep '^died_mid_burst' "$TMP/out")
+    if [ $rc = 0 ] && grep -q "middle of a burst;" "$TMP/err"; then
+        ok "$drv rings after a death mid-burst: $line"
+    else
+        bad "$drv rings after a death mid-burst (rc $rc): ${line:-no result}"
+        cat "$TMP/out" "$TMP/err"
+    fi
+done
 ip -n "$K" neigh del 10.209.0.2 dev "$VK" 2>/dev/null
 
 if ip -n "$A" link show "$VA" | grep -q "prog/xdp\|xdp id"; then
