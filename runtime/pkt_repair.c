@@ -120,8 +120,12 @@ rt__pkt_rings(uint16_t q, struct rt__pkt_rings *r)
 
     if (!queues(q, &rx, &tx))
         return false;
-    *r = (struct rt__pkt_rings){rx->rd,         tx->rd,        rx->framecount,
-                                tx->framecount, &rx->framenum, &tx->framenum};
+    *r = (struct rt__pkt_rings){.rx_rd = rx->rd,
+                                .tx_rd = tx->rd,
+                                .rx_count = rx->framecount,
+                                .tx_count = tx->framecount,
+                                .rx_num = &rx->framenum,
+                                .tx_num = &tx->framenum};
     return true;
 }
 
@@ -144,7 +148,7 @@ rt__pkt_repair(uint16_t q)
         return;
     if (!queues(q, &rx, &tx)) {
         RT_WARN("port",
-                "%s queue %u: a process died in the middle of a burst, and "
+                "%s queue %u: a process died holding the queue's lock, and "
                 "this af_packet PMD's rings cannot be checked (DPDK %s); if "
                 "frames stop flowing, restart the program",
                 rt__port.desc, q, rte_version());

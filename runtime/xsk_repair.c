@@ -140,7 +140,7 @@ rt__xsk_repair(uint16_t q)
         return 0;
     if (!rt__xsk_rings(q, &r)) {
         RT_WARN("port",
-                "%s queue %u: a process died in the middle of a burst, and "
+                "%s queue %u: a process died holding the queue's lock, and "
                 "this af_xdp PMD's rings cannot be checked (DPDK %s); if "
                 "frames stop flowing, restart the program",
                 rt__port.desc, q, rte_version());
