@@ -130,11 +130,23 @@ prod_repair(struct rt__xsk_ring *r)
     return n;
 }
 
+void
+rt__xsk_rings_fix(const struct rt__xsk_rings *r, struct rt__xsk_fixed *n)
+{
+    n->rx = r->rx->cached_cons - *r->rx->consumer;
+    r->rx->cached_cons = *r->rx->consumer;
+    n->comp = r->comp->cached_cons - *r->comp->consumer;
+    __atomic_store_n(r->comp->consumer, r->comp->cached_cons, __ATOMIC_RELEASE);
+    n->fill = prod_repair(r->fill);
+    n->tx = prod_repair(r->tx);
+}
+
 uint32_t
 rt__xsk_repair(uint16_t q)
 {
     struct rt__xsk_rings r;
-    uint32_t rx, fill, comp, tx;
+    struct rt__xsk_fixed n;
+    uint32_t total;
 
     if (!rt__port.is_xdp)
         return 0;
@@ -146,19 +158,15 @@ rt__xsk_repair(uint16_t q)
                 rt__port.desc, q, rte_version());
         return 0;
     }
-    rx = r.rx->cached_cons - *r.rx->consumer;
-    r.rx->cached_cons = *r.rx->consumer;
-    comp = r.comp->cached_cons - *r.comp->consumer;
-    __atomic_store_n(r.comp->consumer, r.comp->cached_cons, __ATOMIC_RELEASE);
-    fill = prod_repair(r.fill);
-    tx = prod_repair(r.tx);
-    if (rx + comp + fill + tx == 0)
+    rt__xsk_rings_fix(&r, &n);
+    total = n.rx + n.comp + n.fill + n.tx;
+    if (total == 0)
         return 0;
-    RT_STAT_ADD(xsk_repairs, rx + comp + fill + tx);
+    RT_STAT_ADD(xsk_repairs, total);
     RT_WARN("port",
             "%s queue %u: a process died in the middle of a burst; af_xdp "
             "rings back in step (rx: %u frames to read again, tx: %u "
             "unsent descriptors dropped, fill: %u, completion: %u)",
-            rt__port.desc, q, rx, tx, fill, comp);
-    return rx + comp + fill + tx;
+            rt__port.desc, q, n.rx, n.tx, n.fill, n.comp);
+    return total;
 }

@@ -34,6 +34,16 @@ struct rt__xsk_rings {
  *  checked against what the kernel's rings must look like. */
 bool rt__xsk_rings(uint16_t q, struct rt__xsk_rings *r);
 
+/** Entries each ring was out of step by (rt__xsk_rings_fix). */
+struct rt__xsk_fixed {
+    uint32_t rx, fill, comp, tx;
+};
+
+/** Puts the PMD's cursors of r back in step with the kernel's indexes
+ *  (xsk_repair.c says how, ring by ring) and says by how much each was
+ *  out. No check of the rings (rt__xsk_rings does that). */
+void rt__xsk_rings_fix(const struct rt__xsk_rings *r, struct rt__xsk_fixed *n);
+
 /** Called by whoever recovers the lock under which queue q's bursts run
  *  (EOWNERDEAD): puts the PMD's cursors back in step with the kernel's
  *  indexes. Returns the number of ring entries it had to correct. */
