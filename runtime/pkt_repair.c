@@ -46,6 +46,7 @@
 #include "log.h"
 #include "pkt_repair.h"
 #include "rt_int.h"
+#include "share_int.h"
 #include "stats.h"
 
 #if RTE_VERSION >= RTE_VERSION_NUM(22, 11, 0, 0) &&                            \
@@ -75,16 +76,6 @@ struct pkt_txq {
     unsigned int framecount;
     unsigned int framenum;
 };
-
-/* Queues whose rx position is unsure, a bit per queue (shared: any
- * process of the family may poll the queue next). */
-static _Atomic uint32_t *unsure;
-
-void
-rt__pkt_set_shared(_Atomic uint32_t *mask)
-{
-    unsure = mask;
-}
 
 static bool
 frames_sane(const struct iovec *rd, const uint8_t *map, unsigned count,
@@ -167,8 +158,8 @@ rt__pkt_repair(uint16_t q)
     /* Nothing waits at the rx position: it may be behind the kernel's
      * (the dead process handed frames back), or the ring is just empty.
      * The next frame to arrive tells (rt__pkt_rx_resync). */
-    if (!(status(rx->rd, rx->framenum) & TP_STATUS_USER) && unsure != NULL)
-        atomic_fetch_or(unsure, 1u << q);
+    if (!(status(rx->rd, rx->framenum) & TP_STATUS_USER))
+        atomic_fetch_or(&rt__sh->pkt_unsure, 1u << q);
     if (n == 0)
         return;
     RT_STAT_ADD(pkt_repairs, n);
@@ -185,10 +176,10 @@ rt__pkt_rx_resync(uint16_t q)
     struct pkt_txq *tx;
     unsigned d;
 
-    if (unsure == NULL || !queues(q, &rx, &tx))
+    if (!queues(q, &rx, &tx))
         return;
     if (status(rx->rd, rx->framenum) & TP_STATUS_USER) {
-        atomic_fetch_and(unsure, ~(1u << q)); /* it had not moved */
+        atomic_fetch_and(&rt__sh->pkt_unsure, ~(1u << q)); /* not moved */
         return;
     }
     for (d = 1; d < rx->framecount; d++)
@@ -206,7 +197,7 @@ rt__pkt_rx_resync(uint16_t q)
             TP_STATUS_USER)
             return; /* one arrived meanwhile: look again next time */
     rx->framenum = (rx->framenum + d) % rx->framecount;
-    atomic_fetch_and(unsure, ~(1u << q));
+    atomic_fetch_and(&rt__sh->pkt_unsure, ~(1u << q));
     RT_STAT_ADD(pkt_repairs, d);
     RT_WARN("port",
             "%s queue %u: a process died in the middle of a burst; af_packet "

@@ -5,7 +5,6 @@
 #ifndef ACCEL_PKT_REPAIR_H
 #define ACCEL_PKT_REPAIR_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,17 +22,14 @@ struct rt__pkt_rings {
  *  a PMD whose queue layout is not the one pkt_repair.c knows. */
 bool rt__pkt_rings(uint16_t q, struct rt__pkt_rings *r);
 
-/** Where the family keeps the mask of queues whose rx position is
- *  unsure (the shared region, made at the first fork). */
-void rt__pkt_set_shared(_Atomic uint32_t *mask);
-
 /** Called by whoever recovers the lock under which queue q's bursts run
  *  (EOWNERDEAD): moves the tx position over the frames the dead process
  *  wrote, and marks the rx position unsure if it may be behind. */
 void rt__pkt_repair(uint16_t q);
 
-/** The rx position of queue q is unsure (bit q of the mask): find it
- *  again from the first frame waiting. Queue q's lock held. */
+/** The rx position of queue q is unsure (bit q of the shared region's
+ *  pkt_unsure, set by rt__pkt_repair): find it again from the first frame
+ *  waiting. Queue q's lock held. */
 void rt__pkt_rx_resync(uint16_t q);
 
 #endif

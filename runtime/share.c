@@ -83,6 +83,15 @@ rt__sh_robust_init(pthread_mutex_t *mu)
     pthread_mutexattr_destroy(&a);
 }
 
+/* The PMD's queue q after its lock's holder died, maybe mid-burst (each
+ * call does nothing on another PMD). */
+static void
+rings_repair(uint16_t q)
+{
+    rt__xsk_repair(q);
+    rt__pkt_repair(q);
+}
+
 static void
 port_recovered(void)
 {
@@ -91,10 +100,8 @@ port_recovered(void)
     RT_WARN("share", "a process died holding the port lock; recovered");
     /* With one queue its bursts run under the port lock: the dead
      * process may have been in the middle of one. */
-    if (rt__port.nq < 2) {
-        rt__xsk_repair(0);
-        rt__pkt_repair(0);
-    }
+    if (rt__port.nq < 2)
+        rings_repair(0);
 }
 
 void
@@ -157,8 +164,7 @@ q_recovered(unsigned q)
     pthread_mutex_consistent(&rt__sh->q_mu[q]);
     RT_STAT_INC(share_lock_recovered);
     RT_WARN("share", "a process died holding queue %u's lock; recovered", q);
-    rt__xsk_repair((uint16_t)q);
-    rt__pkt_repair((uint16_t)q);
+    rings_repair((uint16_t)q);
 }
 
 static void
@@ -286,7 +292,6 @@ region_create(void)
     /* Kept (close-on-exec) to hand to a joining process (share_join.c). */
     rt__sh_fd = rt__fd_move_high((int)fd);
     rt__sh = p;
-    rt__pkt_set_shared(&rt__sh->pkt_unsure);
     rt__sh_robust_init(&rt__sh->port_mu);
     for (int q = 0; q < RT__MAX_QUEUES; q++)
         rt__sh_robust_init(&rt__sh->q_mu[q]);

@@ -561,6 +561,16 @@ queue_free(void)
     return false;
 }
 
+/* af_packet queue q's rx position may be behind the kernel's after a
+ * death mid-burst (pkt_repair.c): one bit test per burst until found. */
+static inline void
+pkt_resync_if_unsure(uint16_t q)
+{
+    if (atomic_load_explicit(&rt__sh->pkt_unsure, memory_order_relaxed) &
+        (1u << q))
+        rt__pkt_rx_resync(q);
+}
+
 /* The poll turn with several queues: a burst from this process's queue
  * (and from any nobody owns) under that queue's lock only; segments of
  * its own connections go straight to its stack; the rest is dispatched
@@ -598,10 +608,7 @@ rx_queues(uint64_t now, uint64_t *bytes)
 
             if (!polls_queue(q) || !rt__sh_q_trylock(q))
                 continue;
-            if (atomic_load_explicit(&rt__sh->pkt_unsure,
-                                     memory_order_relaxed) &
-                (1u << q))
-                rt__pkt_rx_resync(q);
+            pkt_resync_if_unsure(q);
             got += rte_eth_rx_burst(rt__port.port_id, q, pkts + got,
                                     (uint16_t)(rt__port.burst - got));
             rt__sh_q_unlock(q);
@@ -659,8 +666,7 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
         return 0;
     }
     rt__sh_dfree_drain();
-    if (atomic_load_explicit(&rt__sh->pkt_unsure, memory_order_relaxed) & 1u)
-        rt__pkt_rx_resync(0);
+    pkt_resync_if_unsure(0);
     do {
         got = rte_eth_rx_burst(rt__port.port_id, 0, pkts,
                                (uint16_t)rt__port.burst);
