@@ -26,11 +26,12 @@
  * has its items registered then (pl_ep_sock_kside). The others (accepted
  * and connected TCP sockets: the connection-per-request case) cost no
  * system call: our interest list answers EEXIST and ENOENT as Linux's
- * does. A wait that finds stack
- * events looks at the kernel side (the application's epoll fd and the
- * shadow) at most every KERNEL_POLL_NS; one that finds none looks at once;
- * otherwise it blocks in rt_block() on both fds (or plain ppoll when the
- * data path never started).
+ * does. Every wait looks at the kernel side (the application's epoll fd
+ * and the shadow: an epoll_wait with no timeout costs ~0.1 us), so a
+ * kernel fd ready before the call is reported by it, as on Linux; with
+ * ACCEL_EPOLL_KERNEL_USEC set, a wait that finds stack events looks at
+ * most that often. A wait that finds nothing blocks in rt_block() on both
+ * fds (or plain ppoll when the data path never started).
  *
  * Locks: the epoll lock (ep_mu) guards the interest lists and the items;
  * the ready lock (rd_mu) guards the ready lists, the items' `queued` flags
@@ -58,9 +59,6 @@
     (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET |        \
      EPOLLEXCLUSIVE)
 #define FLAG_BITS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
-/* While stack events keep coming, the kernel side is looked at this often
- * (a wait that finds no stack event looks at once). */
-#define KERNEL_POLL_NS 100000u
 
 struct pl_ep_item {
     struct pl_epoll *ep;
@@ -574,12 +572,15 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max, bool kernel)
     return n;
 }
 
-/* The kernel side is due: no look for KERNEL_POLL_NS, or the data path
- * is not running. */
+/* The kernel side is due: every wait, unless ACCEL_EPOLL_KERNEL_USEC
+ * allows skipping it for a while (the data path must be running: until
+ * then nothing else reports). */
 static bool
 kernel_due(const struct pl_epoll *ep, uint64_t now)
 {
-    return !rt_started() || now - ep->kpoll_ns >= KERNEL_POLL_NS;
+    uint64_t every = (uint64_t)rt_cfg.epoll_kernel_usec * 1000;
+
+    return every == 0 || !rt_started() || now - ep->kpoll_ns >= every;
 }
 
 static int
