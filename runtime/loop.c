@@ -31,13 +31,26 @@ _Atomic uint64_t rt__rx_gap_ns = UINT64_MAX;
 __thread bool rt_tx_defer;
 static uint16_t first_q; /* several queues: where the next turn starts */
 
-/* Whether this poll sends what is queued (see rt_tx_defer). */
+/* Whether this poll sends what is queued (see rt_tx_defer): frames, and
+ * sockets whose output the stack deferred (a frame or more each). */
 bool
 rt__tx_due(void)
 {
-    return (rt__port.ntx > 0 &&
-            (!rt_tx_defer || rt__port.ntx * 2 >= rt__port.burst)) ||
+    uint32_t q = rt__port.ntx + stk_output_pending();
+
+    return (q > 0 && (!rt_tx_defer || q * 2 >= rt__port.burst)) ||
            atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) > 0;
+}
+
+/* The turn's sending: the segments the stack deferred become frames
+ * (stack/output.c), then every frame goes. Never from inside the stack:
+ * a full tx queue flushes from lwIP's output (rt__tx_flush, frames only),
+ * and lwIP must not be re-entered for a connection it is sending on. */
+void
+rt__tx_send_all(void)
+{
+    stk_output_flush();
+    rt__tx_flush();
 }
 
 void
@@ -46,11 +59,12 @@ rt_flush(void)
     /* A peek without the lock (ntx is written under it, atomically so
      * that this read is defined); up is checked under the lock. */
     if (__atomic_load_n(&rt__port.ntx, __ATOMIC_RELAXED) == 0 &&
+        stk_output_pending() == 0 &&
         atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0)
         return;
     rt_lock();
     if (rt__port.up)
-        rt__tx_flush();
+        rt__tx_send_all();
     rt_unlock();
 }
 
@@ -58,7 +72,7 @@ void
 rt_tx_kick(void)
 {
     if (rt__port.up && rt__tx_due())
-        rt__tx_flush();
+        rt__tx_send_all();
 }
 
 void
@@ -137,6 +151,11 @@ poll_shared(void)
     stk_clock_turn(now);
     mine = rt__share_drain();
     run_timers(now);
+    /* Deferred output into frames now: the burst below sends them under
+     * the port lock, which stk_output_flush must not run under (a full tx
+     * queue flushes from inside it). */
+    if (rt__tx_due())
+        stk_output_flush();
     n = rt__share_rx(now, &bytes);
     rt__share_export_unserved();
     run_timers(now); /* the deadline, after what the input scheduled */
@@ -165,7 +184,7 @@ poll_remote(void)
     RT_STAT_ADD(rx_frames, (uint64_t)n);
     turn_done(now, n);
     if (rt__tx_due())
-        rt__tx_flush();
+        rt__tx_send_all();
     stk_clock_turn(0);
     return n;
 }
@@ -228,7 +247,7 @@ rt_poll(void)
     turn_done(now, (int)n);
     run_timers(now);
     if (rt__tx_due())
-        rt__tx_flush();
+        rt__tx_send_all();
     stk_clock_turn(0);
     return (int)n;
 }

@@ -94,7 +94,12 @@ void rt__port_close(uint16_t port_id);
 const char *rt__port_queues_desc(void);
 uint8_t *rt__tx_alloc(void *ctx, uint16_t len, void **handle);
 void rt__tx_send(void *ctx, void *handle, uint16_t len);
+/** Send the queued frames (and the backlog); safe from inside the stack's
+ *  output (a full tx queue). */
 void rt__tx_flush(void);
+/** The stack's deferred output, then rt__tx_flush (loop.c); never from
+ *  inside the stack. */
+void rt__tx_send_all(void);
 /** Free a received mbuf, keeping it (hot in cache) for the next tx_alloc. */
 void rt__mbuf_recycle(struct rte_mbuf *m);
 /* The mbufs rt__mbuf_recycle keeps (stack lock held). Once the port is

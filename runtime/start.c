@@ -243,7 +243,7 @@ port_close_at_exit(void)
             if (rt__shared)
                 rt__share_leave_listeners();
             stk_close_all_at_exit();
-            rt__tx_flush();
+            rt__tx_send_all();
             linger_at_exit();
             if (rt__share_exit() && rt__mf_may_close()) {
                 rt__port_close(port_id);
@@ -452,6 +452,9 @@ rt_atfork_prepare(void)
     if (!rt_started())
         return;
     rt_lock();
+    /* Deferred output leaves from the parent: the child's copy of the
+     * list would send the same segments again. */
+    stk_output_flush();
     fork_shares = rt__share_prepare();
 }
 

@@ -49,6 +49,7 @@ stk__sock_alloc(int type)
 void
 stk__sock_free(struct stk_sock *s)
 {
+    stk__output_forget(s);
     stk__ring_free(&s->rxq);
     sock_count--;
     free(s);

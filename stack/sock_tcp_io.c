@@ -203,7 +203,7 @@ stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
     }
     if (sent == 0)
         return -EAGAIN;
-    tcp_output(pcb);
+    stk__tcp_output_soon(s);
     stk__changed(s, false);
     return (ssize_t)sent;
 }

@@ -165,6 +165,18 @@ bool stk_sock_is_listening(const struct stk_sock *s);
 /** Pending error (SO_ERROR), cleared when read. */
 int stk_sock_take_error(struct stk_sock *s);
 
+/* ---- deferred output: stack/output.c ------------------------------------ */
+
+/** Whether this thread's TCP sends leave their segments for
+ *  stk_output_flush() (an event loop whose frames leave at the end of the
+ *  turn anyway: a close in the same turn then puts its FIN on the last
+ *  data segment). */
+void stk_output_defer(bool on);
+/** tcp_output for every socket a deferred send left queued. */
+void stk_output_flush(void);
+/** How many sockets wait for stk_output_flush (read without the lock). */
+unsigned stk_output_pending(void);
+
 /* ---- several processes (fork): stack/fork.c ---------------------------- */
 
 /** A TCP connection's 4-tuple as seen locally: addresses in network

@@ -115,6 +115,10 @@ struct stk_sock {
      * pcb is out of lwIP's lists, so it neither receives nor sends. */
     bool frozen;
 
+    /* On the deferred-output list (output.c). */
+    bool out_pending;
+    struct stk_sock *out_next;
+
     /* UDP multicast options and memberships (sock_mcast.c); NULL until
      * the first multicast option: Linux's defaults. */
     struct stk_mcast *mc;
@@ -128,6 +132,12 @@ struct stk_lgroup {
     struct stk_sock *head; /* members, in listen() order, via lg_next */
     uint32_t n;
 };
+
+/* output.c */
+/** tcp_output now, or at stk_output_flush() when this thread defers. */
+void stk__tcp_output_soon(struct stk_sock *s);
+/** s is going away: off the deferred-output list. */
+void stk__output_forget(struct stk_sock *s);
 
 /* sock.c */
 /** Recompute events, bump gen when ev_new, and call notify. */

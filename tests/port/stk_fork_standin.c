@@ -1,7 +1,8 @@
 /*
- * The fork and exit half of the stack contract (stk.h), for the port tests'
- * stand-in stacks: they hold no connections, so there is nothing to freeze or
- * report; frames dispatched to a listener go to the stand-in's stk_input.
+ * The fork, exit and deferred-output half of the stack contract (stk.h),
+ * for the port tests' stand-in stacks: they hold no connections, so there
+ * is nothing to freeze, report or send later; frames dispatched to a
+ * listener go to the stand-in's stk_input.
  */
 #include "stk.h"
 
@@ -97,4 +98,16 @@ stk_flow_active(const struct stk_flow *f)
 {
     (void)f;
     return false; /* no connections: every frame goes through dispatch */
+}
+
+void
+stk_output_flush(void)
+{
+    /* no connections: nothing is ever deferred */
+}
+
+unsigned
+stk_output_pending(void)
+{
+    return 0;
 }
