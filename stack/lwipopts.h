@@ -166,6 +166,9 @@ unsigned short stk_chksum(const void *data, int len);
 #ifndef STK_PCB_HASH_OFF
 #define LWIP_HOOK_TCP_PCB_REG(pcbs, pcb) stk_pcb_hash_reg((pcbs), (pcb))
 #define LWIP_HOOK_TCP_PCB_RMV(pcbs, pcb) stk_pcb_hash_rmv((pcbs), (pcb))
+/* TCP_RMV starts its walk at the predecessor the table keeps for an
+ * active pcb (patch 0006): O(1) instead of a walk from the list's head. */
+#define LWIP_HOOK_TCP_PCB_RMV_FROM(pcbs, pcb) stk_pcb_rmv_from((pcbs), (pcb))
 #define LWIP_HOOK_TCP_PCB_LOOKUP(pcbs, after, lip, lport, rip, rport)          \
     stk_pcb_hash_lookup((pcbs), (after), (lip), (lport), (rip), (rport))
 /* A TIME-WAIT pcb ended by a new SYN (patch 0003) leaves the table now and

@@ -31,6 +31,16 @@
  * so at most one candidate of a list matches: the order in which
  * candidates come cannot change which PCB tcp_input takes.
  *
+ * Removal (patch 0006): lwIP's TCP_RMV finds the PCB before the one it
+ * removes by walking its singly linked list from the head, where new
+ * connections go, so removing old ones walked nearly the whole list (10000
+ * clients closing at once: a quarter of nginx's worker time). Each active
+ * PCB's slot also holds its predecessor on lwIP's list, kept by the same
+ * hooks (a PCB joins at the head; one that leaves hands its predecessor to
+ * its successor), and TCP_RMV starts its walk there, after checking that
+ * it still points at the PCB being removed. The TIME-WAIT list keeps the
+ * walk: retired PCBs (stk_pcb_tw_retire) stay on it out of the table.
+ *
  * Calls come from lwIP with the stack lock held; nothing here blocks.
  */
 #include <stdlib.h>
@@ -57,8 +67,9 @@ enum ph_list { PH_NONE = 0, PH_ACTIVE, PH_TW, PH_LISTEN };
 
 struct ph_slot {
     uint32_t hash;
-    uint32_t list;       /* enum ph_list */
-    struct tcp_pcb *pcb; /* NULL: empty */
+    uint32_t list;        /* enum ph_list */
+    struct tcp_pcb *pcb;  /* NULL: empty */
+    struct tcp_pcb *prev; /* active list: the PCB before pcb (NULL: head) */
 };
 
 static struct {
@@ -69,6 +80,9 @@ static struct {
     bool keyed;
     bool failed;    /* out of memory once: lookups walk the lists */
     long anomalies; /* removals of PCBs the table did not hold */
+    /* The PCB the RMV hook last saw leave, and its predecessor. */
+    struct tcp_pcb *rmv_pcb, *rmv_prev;
+    long rmv_shortcuts; /* removals that started at the kept predecessor */
 } ph;
 
 static void tw_note(struct tcp_pcb *pcb, bool in);
@@ -114,6 +128,21 @@ hash_pcb(const struct tcp_pcb *pcb, enum ph_list list)
         return hash4(0, pcb->local_port, 0, 0);
     return hash4(ip4_addr_get_u32(&pcb->local_ip), pcb->local_port,
                  ip4_addr_get_u32(&pcb->remote_ip), pcb->remote_port);
+}
+
+/* The slot of pcb on list, or NULL. */
+static struct ph_slot *
+slot_of(struct tcp_pcb *pcb, enum ph_list list)
+{
+    uint32_t i;
+
+    if (ph.v == NULL)
+        return NULL;
+    for (i = hash_pcb(pcb, list) & ph.mask; ph.v[i].pcb != NULL;
+         i = (i + 1) & ph.mask)
+        if (ph.v[i].pcb == pcb)
+            return &ph.v[i];
+    return NULL;
 }
 
 /* Place every entry of old (nold slots) into a fresh table of n slots.
@@ -186,7 +215,14 @@ stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     ph.v[i].hash = h;
     ph.v[i].list = list;
     ph.v[i].pcb = pcb;
+    ph.v[i].prev = NULL; /* TCP_REG puts it at the head */
     ph.count++;
+    if (list == PH_ACTIVE && pcb->next != NULL) {
+        struct ph_slot *n = slot_of(pcb->next, PH_ACTIVE);
+
+        if (n != NULL)
+            n->prev = pcb;
+    }
 }
 
 /* Empty slot i and move back the entries of its run that may live there
@@ -245,6 +281,16 @@ hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     ph.anomalies++;
     return;
 found:
+    if (list == PH_ACTIVE) {
+        /* Its successor's predecessor becomes its own (before erase moves
+         * entries around). */
+        struct ph_slot *n =
+            pcb->next != NULL ? slot_of(pcb->next, PH_ACTIVE) : NULL;
+
+        ph.rmv_prev = ph.v[i].prev;
+        if (n != NULL)
+            n->prev = ph.v[i].prev;
+    }
     erase(i);
     n = ph.mask + 1;
     if (n > PH_MIN_SLOTS && ph.count * 8 < n)
@@ -297,7 +343,23 @@ stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 {
     if (pcbs == &tcp_tw_pcbs)
         tw_note(pcb, false); /* it leaves lwIP's list */
+    ph.rmv_pcb = pcb;
+    ph.rmv_prev = NULL;
     hash_rmv(pcbs, pcb);
+}
+
+struct tcp_pcb *
+stk_pcb_rmv_from(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
+{
+    struct tcp_pcb *p = ph.rmv_pcb == pcb ? ph.rmv_prev : NULL;
+
+    ph.rmv_pcb = ph.rmv_prev = NULL;
+    /* Checked: a PCB the hooks did not see move would only cost a walk. */
+    if (p != NULL && pcbs == &tcp_active_pcbs && p->next == pcb) {
+        ph.rmv_shortcuts++;
+        return p;
+    }
+    return *pcbs;
 }
 
 /* ---- tcp_slowtmr's TIME-WAIT walk, in parts (patch 0005) --------------
@@ -391,6 +453,18 @@ stk_test_pcb_hash_anomalies(void)
     return ph.anomalies;
 }
 
+long
+stk_test_pcb_rmv_shortcuts(void)
+{
+    return ph.rmv_shortcuts;
+}
+
+bool
+stk_test_pcb_is_active_head(const struct stk_sock *s)
+{
+    return s->pcb.tcp != NULL && s->pcb.tcp == tcp_active_pcbs;
+}
+
 /* Is pcb in the table under list, where a lookup of its key finds it? */
 static bool
 indexed(struct tcp_pcb *pcb, enum ph_list list)
@@ -411,14 +485,20 @@ indexed(struct tcp_pcb *pcb, enum ph_list list)
 int
 stk_test_pcb_hash_check(void)
 {
-    struct tcp_pcb *p;
+    struct tcp_pcb *p, *prev;
     long n = 0;
 
     if (!stk_test_pcb_hash_enabled())
         return 0;
-    for (p = tcp_active_pcbs; p != NULL; p = p->next, n++)
+    for (p = tcp_active_pcbs, prev = NULL; p != NULL;
+         prev = p, p = p->next, n++) {
+        struct ph_slot *sl = slot_of(p, PH_ACTIVE);
+
         if (!indexed(p, PH_ACTIVE))
             return -1;
+        if (sl == NULL || sl->prev != prev)
+            return -5; /* the predecessor TCP_RMV would start from */
+    }
     for (p = tcp_tw_pcbs; p != NULL; p = p->next) {
         if ((p->flags & STK_TF_TW_RETIRED) != 0)
             continue; /* out of the table on purpose, until tcp_slowtmr */

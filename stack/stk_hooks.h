@@ -27,6 +27,10 @@ void stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb);
 void stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
 /** pcb is about to leave the list pcbs. */
 void stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
+/** Where TCP_RMV, right after stk_pcb_hash_rmv, starts looking for pcb's
+ *  predecessor (patches/0006): that predecessor when the table knows it,
+ *  else the list's head. */
+struct tcp_pcb *stk_pcb_rmv_from(struct tcp_pcb **pcbs, struct tcp_pcb *pcb);
 /** pcb, on the TIME-WAIT list, was ended by a new SYN (patches/0003):
  *  hide it from lookups until tcp_slowtmr frees it. */
 void stk_pcb_tw_retire(struct tcp_pcb *pcb);

@@ -36,6 +36,13 @@ long stk_test_pcb_hash_entries(void);
 long stk_test_pcb_hash_slots(void);
 /** Removals of PCBs the table did not hold where expected (should be 0). */
 long stk_test_pcb_hash_anomalies(void);
+/** TCP_RMV removals that started at the predecessor the table kept
+ *  (patch 0006) instead of walking from the list's head. */
+long stk_test_pcb_rmv_shortcuts(void);
+struct stk_sock;
+/** s's connection is the head of lwIP's active list (removed without a
+ *  predecessor). */
+bool stk_test_pcb_is_active_head(const struct stk_sock *s);
 /** PCBs on lwIP's TIME-WAIT list, retired ones included (patch 0005's
  *  count). */
 long stk_test_tw_count(void);

@@ -384,3 +384,35 @@ TEST_F(Demux, time_wait_is_expired_a_part_per_tick)
     EXPECT_LE(ticks, 8);
     entries_are(1, __LINE__);
 }
+
+TEST_F(Demux, connections_leave_the_active_list_in_any_order_without_a_walk)
+{
+    // lwIP's TCP_RMV starts at the predecessor the table keeps (patch
+    // 0006): every removal but the head's, whatever the order, and the
+    // kept predecessors stay those of lwIP's list (checked after each).
+    stk_sock *l = listener(80);
+    std::vector<Conn> cs;
+    for (int i = 0; i < 300; i++)
+        cs.push_back(passive_open(l, 80, (uint16_t)(30000 + i)));
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0);
+    std::vector<size_t> order(cs.size());
+    for (size_t i = 0; i < order.size(); i++)
+        order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937(4));
+    long before = stk_test_pcb_rmv_shortcuts(), n = 0, heads = 0;
+    for (size_t k : order) {
+        // The peer resets it: lwIP unlinks the pcb from the active list.
+        heads += stk_test_pcb_is_active_head(cs[k].s) ? 1 : 0;
+        peer_send(cs[k], {}, RST);
+        drain();
+        n++;
+        if (n % 25 == 0) {
+            ASSERT_EQ(stk_test_pcb_hash_check(), 0) << "after " << n;
+        }
+    }
+    EXPECT_EQ(stk_test_pcb_hash_check(), 0);
+    if (stk_test_pcb_hash_enabled()) {
+        EXPECT_EQ(stk_test_pcb_rmv_shortcuts() - before, n - heads);
+    }
+    entries_are(1, __LINE__); // the listener
+}
