@@ -521,14 +521,49 @@ take_some(struct pl_epoll *ep, int k, uint64_t scan)
     return list;
 }
 
+/* Look at one item taken from the ready list: true (and *out filled) if
+ * it reports; *keep if it goes back on the list (a level-triggered item
+ * that reported, a listener). ep_mu held. */
+static bool
+look(struct pl_ep_item *it, struct epoll_event *out, bool *keep)
+{
+    struct pl_sock *s = it->s;
+    uint32_t ev, gen = 0, ready;
+
+    *keep = false;
+    if (it->disabled)
+        return false;
+    if (pl_sock_live(s))
+        ev = pl_sock_events(s, it->fd, &gen);
+    else if (pl_sock_state(s) == PL_SOCK_UNDECIDED)
+        ev = kernel_events(it->fd, it->events & ~FLAG_BITS);
+    else
+        ev = 0;
+    *keep = is_listener(s);
+    ready = ev & (it->events | EPOLLERR | EPOLLHUP) & ~FLAG_BITS;
+    if (ready == 0)
+        return false;
+    if ((it->events & EPOLLET) && !it->pending && gen == it->last_gen)
+        return false;
+    it->last_gen = gen;
+    it->pending = false;
+    if (it->events & EPOLLONESHOT)
+        it->disabled = true;
+    else if (!(it->events & EPOLLET))
+        *keep = true; /* level-triggered: still ready until consumed */
+    out->events = ready;
+    out->data = it->data;
+    return true;
+}
+
 /* Report the ready items of the ready list into out[0..max); with kernel,
  * look at the kernel side first. ep_mu held. */
 static int
 scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max, bool kernel)
 {
-    struct pl_ep_item *it, *list, *again = NULL, **again_tail = &again;
-    uint32_t ev, gen, ready;
+    struct pl_ep_item *it, *next, *list, *again = NULL, **again_tail = &again;
     uint64_t scan;
+    bool keep;
     int n = 0;
 
     if (kernel)
@@ -542,44 +577,16 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max, bool kernel)
         rt_unlock();
     }
     scan = ++ep->scan;
+    /* take_some hands out at most max - n items, each reports at most once */
     while (n < max && (list = take_some(ep, max - n, scan)) != NULL) {
-        for (it = list; it != NULL;) {
-            struct pl_ep_item *next = it->l_next;
-            struct pl_sock *s = it->s;
-            bool keep = false;
-
-            if (n == max || it->disabled) {
-                keep = n == max && !it->disabled; /* not looked at yet */
-                goto next;
-            }
-            gen = 0;
-            if (pl_sock_live(s))
-                ev = pl_sock_events(s, it->fd, &gen);
-            else if (pl_sock_state(s) == PL_SOCK_UNDECIDED)
-                ev = kernel_events(it->fd, it->events & ~FLAG_BITS);
-            else
-                ev = 0;
-            keep = is_listener(s);
-            ready = ev & (it->events | EPOLLERR | EPOLLHUP) & ~FLAG_BITS;
-            if (ready == 0)
-                goto next;
-            if ((it->events & EPOLLET) && !it->pending && gen == it->last_gen)
-                goto next;
-            it->last_gen = gen;
-            it->pending = false;
-            if (it->events & EPOLLONESHOT)
-                it->disabled = true;
-            else if (!(it->events & EPOLLET))
-                keep = true; /* level-triggered: still ready until consumed */
-            out[n].events = ready;
-            out[n].data = it->data;
-            n++;
-        next:
+        for (it = list; it != NULL; it = next) {
+            next = it->l_next;
+            if (look(it, &out[n], &keep))
+                n++;
             if (keep) {
                 *again_tail = it;
                 again_tail = &it->l_next;
             }
-            it = next;
         }
     }
     *again_tail = NULL;

@@ -225,8 +225,7 @@ pl_loop_turn(void)
 {
     if (!rt_started())
         return;
-    rt_tx_defer = rt_cfg.tx_defer;
-    stk_output_defer(rt_cfg.tx_defer);
+    rt_set_tx_defer(rt_cfg.tx_defer);
     rt_flush();
 }
 

@@ -42,6 +42,13 @@ rt__tx_due(void)
            atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) > 0;
 }
 
+void
+rt_set_tx_defer(bool on)
+{
+    rt_tx_defer = on;
+    stk_output_defer(on);
+}
+
 /* The turn's sending: the segments the stack deferred become frames
  * (stack/output.c), then every frame goes. Never from inside the stack:
  * a full tx queue flushes from lwIP's output (rt__tx_flush, frames only),

@@ -73,6 +73,9 @@ void rt_wakeup(void);
  * rt_flush(), rt_block(), a poll by another thread, or half a burst.
  */
 extern __thread bool rt_tx_defer;
+/** Set rt_tx_defer for this thread, and the stack's deferred TCP output
+ *  (stk_output_defer) with it: the two always go together. */
+void rt_set_tx_defer(bool on);
 /** Send the queued frames now (takes the stack lock if there are any). */
 void rt_flush(void);
 /** Stack lock held: send the queued frames if this thread would at the end

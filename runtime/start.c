@@ -219,7 +219,7 @@ linger_at_exit(void)
 {
     uint64_t end = rt_now_ns() + EXIT_LINGER_NS;
 
-    rt_tx_defer = false;
+    rt_set_tx_defer(false);
     linger_until(false, end);
     linger_until(true, rt_now_ns() + EXIT_PEER_FIN_NS);
 }

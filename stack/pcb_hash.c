@@ -264,10 +264,11 @@ hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
     if (ph.failed)
         return;
     if (ph.v != NULL) {
-        for (i = hash_pcb(pcb, list) & ph.mask; ph.v[i].pcb != NULL;
-             i = (i + 1) & ph.mask) {
-            if (ph.v[i].pcb == pcb)
-                goto found;
+        struct ph_slot *sl = slot_of(pcb, list);
+
+        if (sl != NULL) {
+            i = (uint32_t)(sl - ph.v);
+            goto found;
         }
         /* Not where its 4-tuple says: lwIP changed the tuple of a listed
          * PCB, or removes one it never listed. Never leave it behind. */

@@ -101,6 +101,12 @@ stk_flow_active(const struct stk_flow *f)
 }
 
 void
+stk_output_defer(bool on)
+{
+    (void)on;
+}
+
+void
 stk_output_flush(void)
 {
     /* no connections: nothing is ever deferred */
