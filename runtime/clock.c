@@ -7,10 +7,28 @@
  * kernel itself keeps time with the TSC (clocksource "tsc": invariant and
  * synchronized across CPUs, which the kernel checked), the TSC is scaled
  * directly: the first calls use clock_gettime and, once 20 ms have
- * passed, derive the TSC's rate from the two readings (an error of a few
- * parts per million: nothing for TCP timers). Otherwise clock_gettime
- * stays. The scale is process-wide and read-only once set, so threads and
- * fork children share it.
+ * passed, derive the TSC's rate from the two readings. Otherwise
+ * clock_gettime stays.
+ *
+ * A rate measured over 20 ms is off by a few parts per million. That is
+ * nothing for TCP timers, but processes compare times they keep in the
+ * shared region (runtime/share*.c: when an application last polled the
+ * port, when a pending connection was handed out), and processes that
+ * calibrated on their own (a child forked during the calibration, an
+ * exec'd program that joined) drift apart by that error times their
+ * uptime: 0.1 s a day. So the clock keeps to CLOCK_MONOTONIC: every
+ * RESYNC_NS it reads it again and starts a new *segment* that continues
+ * from the current value (it never goes back) at the rate measured since
+ * the calibration began, adjusted to make up the difference from
+ * CLOCK_MONOTONIC over the next interval (by at most SLEW_MAX_PPM; a
+ * clock behind by more than STEP_NS jumps forward). Every process's clock
+ * stays within about a microsecond of CLOCK_MONOTONIC, and so of the
+ * others'.
+ *
+ * Readers take no lock: two segments, each with a generation (odd while
+ * its writer fills it), and the index of the current one; a reader that
+ * saw either change retries. One thread at a time resyncs (a flag; the
+ * fork child, where the thread holding it does not exist, clears it).
  */
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -26,17 +44,13 @@
 #include "rt.h"
 
 #define CALIBRATE_NS 20000000ull
+#define RESYNC_NS 500000000ull
+#define SLEW_MAX_PPM 1000
+#define STEP_NS 10000000ll
+#define PAIR_MAX_NS 5000ull /* a wider TSC/clock_gettime pair is retried */
 
 enum { CK_UNKNOWN = 0, CK_STARTING, CK_CALIBRATING, CK_TSC, CK_SYSCALL };
 
-static struct {
-    uint64_t tsc0, ns0;
-    uint64_t mult; /* ns per TSC tick, 32.32 fixed point */
-} ck;
-/* The calibration's start, written once before CK_CALIBRATING is
- * published (release) and read only after it is seen (acquire); ck is
- * written once, before CK_TSC. */
-static uint64_t cal_tsc0, cal_ns0;
 static _Atomic int ck_state;
 
 static uint64_t
@@ -49,6 +63,112 @@ mono_ns(void)
 }
 
 #if defined(__x86_64__)
+struct ck_seg {
+    _Atomic uint32_t gen; /* odd while written */
+    _Atomic uint64_t tsc0, ns0;
+    _Atomic uint64_t mult; /* ns per TSC tick, 32.32 fixed point */
+};
+
+static struct ck_seg seg[2];
+static _Atomic int cur;
+static _Atomic uint64_t resync_tsc; /* resync once the TSC passes this */
+static atomic_flag resyncing = ATOMIC_FLAG_INIT;
+static uint64_t cal_tsc0, cal_ns0;
+static _Atomic int64_t test_skew_ppm;
+
+static uint64_t
+seg_at(uint64_t tsc0, uint64_t ns0, uint64_t mult, uint64_t tsc)
+{
+    uint64_t d = tsc > tsc0 ? tsc - tsc0 : 0;
+
+    return ns0 + (uint64_t)(((unsigned __int128)d * mult) >> 32);
+}
+
+static uint64_t
+ticks_of(uint64_t ns, uint64_t mult)
+{
+    return (uint64_t)(((unsigned __int128)ns << 32) / mult);
+}
+
+/* Only the thread holding `resyncing` (or the calibrating one) writes. */
+static void
+publish(uint64_t tsc0, uint64_t ns0, uint64_t mult, uint64_t next_in_ns)
+{
+    int j = 1 - atomic_load_explicit(&cur, memory_order_relaxed);
+    struct ck_seg *s = &seg[j];
+    uint32_t g = (atomic_load_explicit(&s->gen, memory_order_relaxed) | 1u) +
+                 1u; /* the next even generation, whatever was left */
+
+    atomic_store_explicit(&s->gen, g - 1u, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&s->tsc0, tsc0, memory_order_relaxed);
+    atomic_store_explicit(&s->ns0, ns0, memory_order_relaxed);
+    atomic_store_explicit(&s->mult, mult, memory_order_relaxed);
+    atomic_store_explicit(&s->gen, g, memory_order_release);
+    atomic_store_explicit(&cur, j, memory_order_release);
+    atomic_store_explicit(&resync_tsc, tsc0 + ticks_of(next_in_ns, mult),
+                          memory_order_relaxed);
+}
+
+/* The test hook's error, added to the calibration's rate only. */
+static uint64_t
+skewed(uint64_t mult)
+{
+    int64_t ppm = atomic_load_explicit(&test_skew_ppm, memory_order_relaxed);
+
+    if (ppm == 0)
+        return mult;
+    return (uint64_t)((__int128)mult * (1000000 + ppm) / 1000000);
+}
+
+/* A TSC reading and CLOCK_MONOTONIC at (about) the same instant. */
+static bool
+read_pair(uint64_t *tsc, uint64_t *ns, uint64_t mult)
+{
+    uint64_t t1 = __rdtsc(), m = mono_ns(), t2 = __rdtsc();
+
+    if (t2 < t1 || t2 - t1 > ticks_of(PAIR_MAX_NS, mult))
+        return false; /* interrupted between the readings */
+    *tsc = t1 + (t2 - t1) / 2;
+    *ns = m;
+    return true;
+}
+
+static void
+resync(void)
+{
+    struct ck_seg *s = &seg[atomic_load_explicit(&cur, memory_order_acquire)];
+    uint64_t tsc0 = atomic_load_explicit(&s->tsc0, memory_order_relaxed);
+    uint64_t ns0 = atomic_load_explicit(&s->ns0, memory_order_relaxed);
+    uint64_t mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
+    uint64_t tw, mw, here, base;
+    int64_t off, lim = (int64_t)(RESYNC_NS / 1000000u * SLEW_MAX_PPM);
+
+    if (!read_pair(&tw, &mw, mult) || tw <= cal_tsc0 || mw <= cal_ns0) {
+        /* try again in a millisecond */
+        atomic_store_explicit(&resync_tsc, __rdtsc() + ticks_of(1000000, mult),
+                              memory_order_relaxed);
+        return;
+    }
+    here = seg_at(tsc0, ns0, mult, tw);
+    off = (int64_t)(mw - here);
+    base =
+        (uint64_t)(((unsigned __int128)(mw - cal_ns0) << 32) / (tw - cal_tsc0));
+    if (off > STEP_NS) {
+        publish(tw, mw, base, RESYNC_NS);
+        return;
+    }
+    if (off > lim)
+        off = lim;
+    if (off < -lim)
+        off = -lim;
+    /* make up `off` over the next RESYNC_NS */
+    publish(
+        tw, here,
+        (uint64_t)((__int128)base + (__int128)base * off / (__int128)RESYNC_NS),
+        RESYNC_NS);
+}
+
 static bool
 kernel_uses_tsc(void)
 {
@@ -69,7 +189,6 @@ kernel_uses_tsc(void)
     return strncmp(buf, "tsc", 3) == 0 && (buf[3] == '\n' || buf[3] == '\0');
 }
 
-/* Not yet scaled: clock_gettime, and calibrate once enough time passed. */
 static uint64_t
 slow_now(void)
 {
@@ -91,15 +210,13 @@ slow_now(void)
         return ns;
     }
     if (st == CK_CALIBRATING && ns - cal_ns0 >= CALIBRATE_NS &&
-        tsc > cal_tsc0) {
-        static atomic_flag busy = ATOMIC_FLAG_INIT;
-        if (!atomic_flag_test_and_set(&busy)) {
-            ck.mult = (uint64_t)((((unsigned __int128)(ns - cal_ns0)) << 32) /
-                                 (tsc - cal_tsc0));
-            ck.tsc0 = tsc;
-            ck.ns0 = ns;
-            atomic_store_explicit(&ck_state, CK_TSC, memory_order_release);
-        }
+        tsc > cal_tsc0 && !atomic_flag_test_and_set(&resyncing)) {
+        uint64_t mult = (uint64_t)((((unsigned __int128)(ns - cal_ns0)) << 32) /
+                                   (tsc - cal_tsc0));
+
+        publish(tsc, ns, skewed(mult), RESYNC_NS);
+        atomic_store_explicit(&ck_state, CK_TSC, memory_order_release);
+        atomic_flag_clear(&resyncing);
     }
     return ns;
 }
@@ -108,17 +225,63 @@ uint64_t
 rt_now_ns(void)
 {
     if (atomic_load_explicit(&ck_state, memory_order_acquire) == CK_TSC) {
-        uint64_t d = __rdtsc() - ck.tsc0;
-        return ck.ns0 + (uint64_t)(((unsigned __int128)d * ck.mult) >> 32);
+        for (;;) {
+            int i = atomic_load_explicit(&cur, memory_order_acquire);
+            struct ck_seg *s = &seg[i];
+            uint32_t g = atomic_load_explicit(&s->gen, memory_order_acquire);
+            uint64_t tsc0 =
+                atomic_load_explicit(&s->tsc0, memory_order_relaxed);
+            uint64_t ns0 = atomic_load_explicit(&s->ns0, memory_order_relaxed);
+            uint64_t mult =
+                atomic_load_explicit(&s->mult, memory_order_relaxed);
+            uint64_t tsc = __rdtsc();
+
+            atomic_thread_fence(memory_order_acquire);
+            if ((g & 1u) != 0 ||
+                atomic_load_explicit(&s->gen, memory_order_relaxed) != g ||
+                atomic_load_explicit(&cur, memory_order_relaxed) != i)
+                continue; /* a resync in between */
+            if (tsc >=
+                    atomic_load_explicit(&resync_tsc, memory_order_relaxed) &&
+                !atomic_flag_test_and_set(&resyncing)) {
+                resync();
+                atomic_flag_clear(&resyncing);
+            }
+            return seg_at(tsc0, ns0, mult, tsc);
+        }
     }
     if (atomic_load_explicit(&ck_state, memory_order_relaxed) == CK_SYSCALL)
         return mono_ns();
     return slow_now();
+}
+
+void
+rt_clock_atfork_child(void)
+{
+    atomic_flag_clear(&resyncing);
+}
+
+void
+rt_clock_test_recalibrate(int64_t ppm)
+{
+    atomic_store(&test_skew_ppm, ppm);
+    atomic_store(&ck_state, CK_UNKNOWN);
 }
 #else
 uint64_t
 rt_now_ns(void)
 {
     return mono_ns();
+}
+
+void
+rt_clock_atfork_child(void)
+{
+}
+
+void
+rt_clock_test_recalibrate(int64_t ppm)
+{
+    (void)ppm;
 }
 #endif

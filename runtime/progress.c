@@ -85,8 +85,8 @@ progress_main(void *arg)
 
         if (atomic_load(&rt__sleepers) > 0) {
             sleep_ns(period_ns);
-        } else if (now - last < period_ns) {
-            sleep_ns(last + period_ns - now);
+        } else if (rt_ns_since(now, last) < period_ns) {
+            sleep_ns(period_ns - rt_ns_since(now, last));
         } else {
             int ms = (int)(period_ns / 1000000u);
             int t;
@@ -99,7 +99,8 @@ progress_main(void *arg)
              * this thread only looks at this process's share once a
              * period instead of waking at every frame. */
             if (rt__shared && rt__port.nq < 2 &&
-                now - rt__share_last_app_poll() < period_ns) {
+                rt_ns_since(rt_now_ns(), rt__share_last_app_poll()) <
+                    period_ns) {
                 sleep_ns(period_ns);
                 continue;
             }

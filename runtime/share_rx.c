@@ -645,9 +645,8 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
 
     /* Written at most every 100 us: the line is shared by every process. */
     if (!rt__is_progress &&
-        now - atomic_load_explicit(&rt__sh->last_app_poll_ns,
-                                   memory_order_relaxed) >
-            100000)
+        rt_ns_since(now, atomic_load_explicit(&rt__sh->last_app_poll_ns,
+                                              memory_order_relaxed)) > 100000)
         atomic_store_explicit(&rt__sh->last_app_poll_ns, now,
                               memory_order_relaxed);
     bool flush = rt__tx_due();

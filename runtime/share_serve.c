@@ -154,7 +154,7 @@ rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
         /* A connection waits for a server: take the oldest, unless the
          * last one taken is still being set up (one at a time, as each
          * accept takes one from a shared queue). */
-        if (rt_now_ns() - v->v[i].inflight_ns <= INFLIGHT_NS)
+        if (rt_ns_since(rt_now_ns(), v->v[i].inflight_ns) <= INFLIGHT_NS)
             break; /* its connection is being set up: not free yet */
         if (v->npend > 0) {
             struct rte_mbuf *m = v->pend[0];

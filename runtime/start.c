@@ -480,6 +480,7 @@ rt_atfork_child(void)
     rt__join_atfork_child();
     rt__block_atfork_child();
     rt__progress_atfork_child();
+    rt_clock_atfork_child();
     pthread_mutex_init(&start_mu, NULL);
     memset(&rt_stats, 0, sizeof(rt_stats));
     if (was_started && fork_shares) {
