@@ -118,6 +118,8 @@ unsigned short stk_chksum(const void *data, int len);
 #define TCP_QUEUE_OOSEQ 1   /* keep out-of-order data (SACK needs it) */
 #define LWIP_TCP_SACK_OUT 1 /* generate SACK blocks */
 #define LWIP_TCP_MAX_SACK_NUM 4
+/* patch 0007: the delayed ACK of a busy application waits a tick more */
+#define LWIP_TCP_DELACK_BUSY 1
 #define LWIP_TCP_TIMESTAMPS 1          /* RTTM/PAWS, as Linux */
 #define LWIP_TCP_KEEPALIVE 1           /* per-pcb TCP_KEEPIDLE/INTVL/CNT */
 #define TCP_KEEPIDLE_DEFAULT 7200000UL /* Linux: 7200 s */
