@@ -23,7 +23,7 @@
  * CLOCK_MONOTONIC over the next interval (by at most SLEW_MAX_PPM; a
  * clock behind by more than STEP_NS jumps forward). Every process's clock
  * stays within about a microsecond of CLOCK_MONOTONIC, and so of the
- * others'.
+ * others'; each thread's readings never go back.
  *
  * Readers take no lock: two segments, each with a generation (odd while
  * its writer fills it), and the index of the current one; a reader that
@@ -221,8 +221,8 @@ slow_now(void)
     return ns;
 }
 
-uint64_t
-rt_now_ns(void)
+static uint64_t
+now_ns(void)
 {
     if (atomic_load_explicit(&ck_state, memory_order_acquire) == CK_TSC) {
         for (;;) {
@@ -253,6 +253,24 @@ rt_now_ns(void)
     if (atomic_load_explicit(&ck_state, memory_order_relaxed) == CK_SYSCALL)
         return mono_ns();
     return slow_now();
+}
+
+/* A reader that took the segment just before a resync replaced it may
+ * return a time a few ns past what the new segment gives a moment later
+ * (the new one starts at the resync's reading, at a slightly different
+ * rate); the switch from clock_gettime to the TSC is the same. Each thread
+ * keeps the last time it returned, so its clock never goes back. */
+static __thread uint64_t last_ns;
+
+uint64_t
+rt_now_ns(void)
+{
+    uint64_t v = now_ns();
+
+    if (v < last_ns)
+        return last_ns;
+    last_ns = v;
+    return v;
 }
 
 void
