@@ -364,6 +364,17 @@ rt__sh_wake_slots(void)
     uint64_t one = 1, mask = rt__sh_wake_mask;
 
     rt__sh_wake_mask = 0;
+    if (mask == 0)
+        return;
+    /* The frames went into the slots' rings (and cells) with release
+     * stores; a sleeper counts itself in `sleepers`, then looks at its
+     * ring. Without a full fence here the loads of `sleepers` below may be
+     * served before those stores are visible (x86 lets a load pass an
+     * earlier store): each side misses the other and the sleeper sleeps
+     * to its timeout. The port lock's unlock before this call, a locked
+     * instruction on x86, orders them in practice; C11 does not promise
+     * it. */
+    atomic_thread_fence(memory_order_seq_cst);
     while (mask != 0) {
         int i = __builtin_ctzll(mask);
         mask &= mask - 1;
@@ -378,6 +389,8 @@ void
 rt__sh_kick_family(void)
 {
     uint64_t one = 1;
+
+    atomic_thread_fence(memory_order_seq_cst); /* as in rt__sh_wake_slots */
 
     for (int i = 0; i < SH_SLOTS; i++) {
         struct sh_slot *s = &rt__sh->slot[i];
@@ -725,6 +738,7 @@ rt__share_sleep_begin(void)
     struct sh_slot *s = &rt__sh->slot[rt__sh_me];
 
     atomic_fetch_add(&s->sleepers, 1);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with wake_slots' */
     if (rt__remote ? rt__rm_pending() : !rt__sh_ring_empty(&s->rx)) {
         atomic_fetch_sub(&s->sleepers, 1);
         return -1; /* frames waiting: do not sleep */
