@@ -90,9 +90,10 @@ ticks_of(uint64_t ns, uint64_t mult)
     return (uint64_t)(((unsigned __int128)ns << 32) / mult);
 }
 
-/* Only the thread holding `resyncing` (or the calibrating one) writes. */
+/* The new current segment; the next resync RESYNC_NS after tsc0. Only
+ * the thread holding `resyncing` writes. */
 static void
-publish(uint64_t tsc0, uint64_t ns0, uint64_t mult, uint64_t next_in_ns)
+publish(uint64_t tsc0, uint64_t ns0, uint64_t mult)
 {
     int j = 1 - atomic_load_explicit(&cur, memory_order_relaxed);
     struct ck_seg *s = &seg[j];
@@ -106,7 +107,7 @@ publish(uint64_t tsc0, uint64_t ns0, uint64_t mult, uint64_t next_in_ns)
     atomic_store_explicit(&s->mult, mult, memory_order_relaxed);
     atomic_store_explicit(&s->gen, g, memory_order_release);
     atomic_store_explicit(&cur, j, memory_order_release);
-    atomic_store_explicit(&resync_tsc, tsc0 + ticks_of(next_in_ns, mult),
+    atomic_store_explicit(&resync_tsc, tsc0 + ticks_of(RESYNC_NS, mult),
                           memory_order_relaxed);
 }
 
@@ -134,13 +135,10 @@ read_pair(uint64_t *tsc, uint64_t *ns, uint64_t mult)
     return true;
 }
 
+/* A new segment after the current one (tsc0, ns0, mult). */
 static void
-resync(void)
+resync(uint64_t tsc0, uint64_t ns0, uint64_t mult)
 {
-    struct ck_seg *s = &seg[atomic_load_explicit(&cur, memory_order_acquire)];
-    uint64_t tsc0 = atomic_load_explicit(&s->tsc0, memory_order_relaxed);
-    uint64_t ns0 = atomic_load_explicit(&s->ns0, memory_order_relaxed);
-    uint64_t mult = atomic_load_explicit(&s->mult, memory_order_relaxed);
     uint64_t tw, mw, here, base;
     int64_t off, lim = (int64_t)(RESYNC_NS / 1000000u * SLEW_MAX_PPM);
 
@@ -155,7 +153,7 @@ resync(void)
     base =
         (uint64_t)(((unsigned __int128)(mw - cal_ns0) << 32) / (tw - cal_tsc0));
     if (off > STEP_NS) {
-        publish(tw, mw, base, RESYNC_NS);
+        publish(tw, mw, base);
         return;
     }
     if (off > lim)
@@ -163,10 +161,9 @@ resync(void)
     if (off < -lim)
         off = -lim;
     /* make up `off` over the next RESYNC_NS */
-    publish(
-        tw, here,
-        (uint64_t)((__int128)base + (__int128)base * off / (__int128)RESYNC_NS),
-        RESYNC_NS);
+    publish(tw, here,
+            (uint64_t)((__int128)base +
+                       (__int128)base * off / (__int128)RESYNC_NS));
 }
 
 static bool
@@ -214,7 +211,7 @@ slow_now(void)
         uint64_t mult = (uint64_t)((((unsigned __int128)(ns - cal_ns0)) << 32) /
                                    (tsc - cal_tsc0));
 
-        publish(tsc, ns, skewed(mult), RESYNC_NS);
+        publish(tsc, ns, skewed(mult));
         atomic_store_explicit(&ck_state, CK_TSC, memory_order_release);
         atomic_flag_clear(&resyncing);
     }
@@ -244,7 +241,7 @@ now_ns(void)
             if (tsc >=
                     atomic_load_explicit(&resync_tsc, memory_order_relaxed) &&
                 !atomic_flag_test_and_set(&resyncing)) {
-                resync();
+                resync(tsc0, ns0, mult);
                 atomic_flag_clear(&resyncing);
             }
             return seg_at(tsc0, ns0, mult, tsc);

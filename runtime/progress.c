@@ -80,13 +80,14 @@ progress_main(void *arg)
         spin_forever();
     for (;;) {
         uint64_t now = rt_now_ns();
-        uint64_t last =
-            atomic_load_explicit(&rt__last_app_poll_ns, memory_order_relaxed);
+        uint64_t since =
+            rt_ns_since(now, atomic_load_explicit(&rt__last_app_poll_ns,
+                                                  memory_order_relaxed));
 
         if (atomic_load(&rt__sleepers) > 0) {
             sleep_ns(period_ns);
-        } else if (rt_ns_since(now, last) < period_ns) {
-            sleep_ns(period_ns - rt_ns_since(now, last));
+        } else if (since < period_ns) {
+            sleep_ns(period_ns - since);
         } else {
             int ms = (int)(period_ns / 1000000u);
             int t;
