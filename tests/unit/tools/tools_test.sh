@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Unit checks for tools/: accel-run's options, configuration errors, exit
 # statuses and LD_PRELOAD handling (with a probe library standing in for
-# libaccel.so), accel-lab's argument handling, and README.md documenting
-# every option of runtime/cfg_options.def.
+# libaccel.so), accel-lab's argument handling (impair's too), and README.md
+# documenting every option of runtime/cfg_options.def.
 #
 # usage: tools_test.sh ACCEL_RUN PROBE_LIB README CFG_OPTIONS_DEF ACCEL_LAB
 set -u
@@ -137,6 +137,27 @@ run labbad "$LAB" frobnicate
 run labtag env ACCEL_LAB_TAG=much_too_long_tag "$LAB" status
 [[ $(rc labtag) != 0 ]] && grep -q ACCEL_LAB_TAG "$TMP/labtag.err" && pass "accel-lab rejects a tag that overflows interface names" ||
     fail "accel-lab long tag: rc $(rc labtag)"
+# accel-lab impair: every bad argument is one stderr line naming it and exit
+# status 2, before anything is touched (so these run without root).
+i=0
+for args in "--loss 101" "--loss 1.2.3" "--dup x" "--reorder -5" "--corrupt" \
+    "--delay 10:" "--delay 1e3" "--rate 0" "--rate fast" "--seed -1" \
+    "--dir up" "--bogus" "--show --off" "--off --rate 5" "--seed 5" ""; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086
+    run "imp$i" "$LAB" impair $args
+    first=${args%% *}
+    [[ -n $first && $first != --show && $first != --seed ]] || first=impair
+    if [[ $(rc "imp$i") == 2 && $(wc -l <"$TMP/imp$i.err") == 1 && ! -s $TMP/imp$i.out ]] &&
+        grep -q -- "$first" "$TMP/imp$i.err"; then
+        pass "accel-lab impair $args: exit 2, $(cat "$TMP/imp$i.err")"
+    else
+        fail "accel-lab impair $args: rc $(rc "imp$i"), stderr '$(cat "$TMP/imp$i.err")'"
+    fi
+done
+run imphelp "$LAB" --help
+grep -q 'impair \[--loss P\]' "$TMP/imphelp.out" && grep -q -- '--show' "$TMP/imphelp.out" &&
+    pass "accel-lab --help documents impair" || fail "accel-lab --help lacks impair"
 
 echo "tools_test: $failures failed"
 ((failures == 0))
