@@ -326,6 +326,9 @@ lab_up() {
     if ! "$ACCEL_LAB" up >"$T/lab.out" 2>&1; then
         fail "accel-lab up failed: $(tail -3 "$T/lab.out" | tr '\n' ' ')"
     fi
+    # A perfect wire: an impairment left by a test killed before its
+    # cleanup (accel-lab impair, tests/README.md) would skew every figure.
+    "$ACCEL_LAB" impair --off >/dev/null 2>&1 || true
     [[ -n ${LAB_WAS_UP:-} ]] || LAB_UP=1
     mapfile -t LAB_ENV < <(grep -o 'ACCEL_[A-Z_]*=[^ "'"'"']*' "$T/lab.out" | sort -u)
     local e have_ip=0

@@ -12,6 +12,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_queue.h>
@@ -113,77 +114,26 @@ fail:;
     return -err;
 }
 
-/* Send one configuration message and wait for its acknowledgement. A
- * packet message arriving meanwhile (another queue already bound) is
- * accepted at once so it is not left without a verdict. */
-static int
-config_roundtrip(struct nfq *q, unsigned char *msg, size_t len)
+/* The message at off in a buffer of len bytes, or NULL past the last one
+ * (the kernel does not pad the last message to NLMSG_ALIGN). */
+static struct nlmsghdr *
+msg_at(unsigned char *buf, size_t len, size_t off)
 {
-    uint32_t seq = ((struct nlmsghdr *)msg)->nlmsg_seq;
-    unsigned char buf[SLOT_PACKET];
+    struct nlmsghdr *nh;
 
-    if (send(q->fd, msg, len, 0) < 0)
-        return -errno;
-    for (;;) {
-        ssize_t n = recv(q->fd, buf, sizeof(buf), 0);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        int left = (int)n;
-
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, left);
-             nh = NLMSG_NEXT(nh, left)) {
-            if (nh->nlmsg_type == NLMSG_ERROR && nh->nlmsg_seq == seq) {
-                struct nlmsgerr *e = NLMSG_DATA(nh);
-                return e->error; /* 0: the acknowledgement */
-            }
-            if ((nh->nlmsg_type & 0xff) == NFQNL_MSG_PACKET &&
-                (nh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE) {
-                struct nfgenmsg *g = NLMSG_DATA(nh);
-                struct nlattr *a = (struct nlattr *)((unsigned char *)g +
-                                                     NLMSG_ALIGN(sizeof(*g)));
-                if (a->nla_type == NFQA_PACKET_HDR) {
-                    struct nfqnl_msg_packet_hdr *ph = (void *)(a + 1);
-                    nfq_accept(q, ntohs(g->res_id), ntohl(ph->packet_id), NULL,
-                               0);
-                }
-            }
-        }
-        nfq_flush(q);
-    }
+    if (off + NLMSG_HDRLEN > len)
+        return NULL;
+    nh = (struct nlmsghdr *)(buf + off);
+    if (nh->nlmsg_len < NLMSG_HDRLEN || nh->nlmsg_len > len - off)
+        return NULL;
+    return nh;
 }
 
-int
-nfq_bind(struct nfq *q, uint16_t num, int copy_packet, uint32_t maxlen)
+static bool
+is_packet_msg(const struct nlmsghdr *nh)
 {
-    unsigned char msg[256];
-    struct nfqnl_msg_config_cmd cmd = {.command = NFQNL_CFG_CMD_BIND};
-    struct nfqnl_msg_config_params params = {
-        .copy_range = htonl(COPY_RANGE),
-        .copy_mode = copy_packet ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
-    };
-    uint32_t be_maxlen = htonl(maxlen);
-    uint32_t flags = htonl(NFQA_CFG_F_FAIL_OPEN);
-    size_t len;
-    int rc;
-
-    len = begin_msg(msg, NFQNL_MSG_CONFIG, NLM_F_ACK, ++q->seq, num);
-    put_attr(msg, &len, NFQA_CFG_CMD, &cmd, sizeof(cmd));
-    end_msg(msg, len);
-    rc = config_roundtrip(q, msg, len);
-    if (rc < 0)
-        return rc;
-
-    len = begin_msg(msg, NFQNL_MSG_CONFIG, NLM_F_ACK, ++q->seq, num);
-    /* The kernel reads 5 bytes (a packed struct); sizeof pads it to 8. */
-    put_attr(msg, &len, NFQA_CFG_PARAMS, &params, 5);
-    put_attr(msg, &len, NFQA_CFG_QUEUE_MAXLEN, &be_maxlen, 4);
-    put_attr(msg, &len, NFQA_CFG_MASK, &flags, 4);
-    put_attr(msg, &len, NFQA_CFG_FLAGS, &flags, 4);
-    end_msg(msg, len);
-    return config_roundtrip(q, msg, len);
+    return (nh->nlmsg_type >> 8) == NFNL_SUBSYS_QUEUE &&
+           (nh->nlmsg_type & 0xff) == NFQNL_MSG_PACKET;
 }
 
 /* Fill p from one NFQNL_MSG_PACKET message; 0, or -EINVAL when it has no
@@ -233,6 +183,71 @@ parse_packet(struct nlmsghdr *nh, struct nfq_pkt *p)
     return have_id ? 0 : -EINVAL;
 }
 
+/* Send one configuration message and wait for its acknowledgement. A
+ * packet message arriving meanwhile (another queue already bound) is
+ * accepted at once so it is not left without a verdict. */
+static int
+config_roundtrip(struct nfq *q, unsigned char *msg, size_t len)
+{
+    uint32_t seq = ((struct nlmsghdr *)msg)->nlmsg_seq;
+    unsigned char buf[SLOT_PACKET];
+
+    if (send(q->fd, msg, len, 0) < 0)
+        return -errno;
+    for (;;) {
+        ssize_t n = recv(q->fd, buf, sizeof(buf), 0);
+        struct nlmsghdr *nh;
+        struct nfq_pkt p;
+
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        for (size_t off = 0; (nh = msg_at(buf, (size_t)n, off)) != NULL;
+             off += NLMSG_ALIGN(nh->nlmsg_len)) {
+            if (nh->nlmsg_type == NLMSG_ERROR && nh->nlmsg_seq == seq) {
+                struct nlmsgerr *e = NLMSG_DATA(nh);
+                return e->error; /* 0: the acknowledgement */
+            }
+            if (is_packet_msg(nh) && parse_packet(nh, &p) == 0)
+                nfq_accept(q, p.queue, p.id, NULL, 0);
+        }
+        nfq_flush(q);
+    }
+}
+
+int
+nfq_bind(struct nfq *q, uint16_t num, int copy_packet, uint32_t maxlen)
+{
+    unsigned char msg[256];
+    struct nfqnl_msg_config_cmd cmd = {.command = NFQNL_CFG_CMD_BIND};
+    struct nfqnl_msg_config_params params = {
+        .copy_range = htonl(COPY_RANGE),
+        .copy_mode = copy_packet ? NFQNL_COPY_PACKET : NFQNL_COPY_META,
+    };
+    uint32_t be_maxlen = htonl(maxlen);
+    uint32_t flags = htonl(NFQA_CFG_F_FAIL_OPEN);
+    size_t len;
+    int rc;
+
+    len = begin_msg(msg, NFQNL_MSG_CONFIG, NLM_F_ACK, ++q->seq, num);
+    put_attr(msg, &len, NFQA_CFG_CMD, &cmd, sizeof(cmd));
+    end_msg(msg, len);
+    rc = config_roundtrip(q, msg, len);
+    if (rc < 0)
+        return rc;
+
+    len = begin_msg(msg, NFQNL_MSG_CONFIG, NLM_F_ACK, ++q->seq, num);
+    /* The kernel reads 5 bytes (a packed struct); sizeof pads it to 8. */
+    put_attr(msg, &len, NFQA_CFG_PARAMS, &params, 5);
+    put_attr(msg, &len, NFQA_CFG_QUEUE_MAXLEN, &be_maxlen, 4);
+    put_attr(msg, &len, NFQA_CFG_MASK, &flags, 4);
+    put_attr(msg, &len, NFQA_CFG_FLAGS, &flags, 4);
+    end_msg(msg, len);
+    return config_roundtrip(q, msg, len);
+}
+
 int
 nfq_recv(struct nfq *q, struct nfq_pkt *pkts, int max)
 {
@@ -253,22 +268,21 @@ nfq_recv(struct nfq *q, struct nfq_pkt *pkts, int max)
     if (n < 0)
         return (errno == EAGAIN || errno == EINTR) ? 0 : -errno;
     for (int i = 0; i < n; i++) {
-        int len = (int)mm[i].msg_len; /* NLMSG_NEXT may take it below 0 */
-        struct nlmsghdr *nh = iov[i].iov_base;
+        unsigned char *buf = iov[i].iov_base;
+        size_t len = mm[i].msg_len;
+        struct nlmsghdr *nh;
 
         if (mm[i].msg_hdr.msg_flags & MSG_TRUNC)
             continue; /* cannot happen: a slot holds a whole message */
-        for (; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+        for (size_t off = 0; (nh = msg_at(buf, len, off)) != NULL;
+             off += NLMSG_ALIGN(nh->nlmsg_len)) {
             if (nh->nlmsg_type == NLMSG_ERROR) {
                 struct nlmsgerr *e = NLMSG_DATA(nh);
                 if (e->error != 0)
                     q->verdict_errors++;
                 continue;
             }
-            if ((nh->nlmsg_type >> 8) != NFNL_SUBSYS_QUEUE ||
-                (nh->nlmsg_type & 0xff) != NFQNL_MSG_PACKET)
-                continue;
-            if (parse_packet(nh, &pkts[got]) == 0)
+            if (is_packet_msg(nh) && parse_packet(nh, &pkts[got]) == 0)
                 got++;
         }
     }
