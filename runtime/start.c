@@ -281,6 +281,12 @@ start_stack(struct stk_netif_cfg *nc)
     rt__loop_reset();
     rt__isn_key_load();
     rt_lock();
+    {
+        struct stk_tcp_cfg tc = {.rto_min_ms = rt_cfg.tcp_rto_min_ms,
+                                 .cc = rt_cfg.tcp_cc};
+
+        stk_tcp_configure(&tc); /* both in range: checked by rt_cfg */
+    }
     rc = stk_init(nc);
     if (rc == 0 && rt__remote)
         rt__rm_stack_up();

@@ -126,10 +126,14 @@ unsigned short stk_chksum(const void *data, int len);
 #define TCP_KEEPINTVL_DEFAULT 75000UL  /* Linux: 75 s */
 #define TCP_KEEPCNT_DEFAULT 9U         /* Linux: 9 probes */
 #define TCP_TMR_INTERVAL                                                       \
-    100                 /* 100 ms fast timer: delayed ACKs and a               \
-                           200 ms RTO tick, closer to Linux */
-#define TCP_MAXRTX 12   /* data retransmissions (tcp_retries2-ish) */
-#define TCP_SYNMAXRTX 6 /* Linux tcp_syn_retries */
+    100 /* 100 ms fast timer: delayed ACKs; the 200 ms slow timer keeps        \
+           keepalive, persist and FIN-WAIT-2 (the RTO is stack/tcp_timer.c's,  \
+           in milliseconds) */
+/* pcb->nrtx values at which tcp_slowtmr ends a connection: accel's timer
+ * sets them when Linux's limits are reached (tcp_retries2 by time,
+ * tcp_syn_retries, tcp_synack_retries; stack/tcp_recovery.c). */
+#define TCP_MAXRTX 12
+#define TCP_SYNMAXRTX 6
 #define TCP_MSL 30000UL /* TIME_WAIT = 2*MSL = 60 s, as Linux */
 #define TCP_LISTEN_BACKLOG                                                     \
     1 /* refuse SYNs when the accept queue is                                  \
@@ -146,13 +150,43 @@ unsigned short stk_chksum(const void *data, int len);
     ((u16_t)(32768u + ((u32_t)(port) % (60999u - 32768u))))
 #define LWIP_RANDOMIZE_INITIAL_LOCAL_PORTS 1 /* random start, like Linux */
 /* Initial congestion window: 10 segments, as Linux (RFC 6928,
- * TCP_INIT_CWND) instead of lwIP's RFC 3390 3 (patch 0002 makes it
- * overridable). Linux puts no byte cap on it (RFC 6928's 14600 bytes would
- * cut a jumbo-MTU flight to 2 segments); ours is capped by the send buffer. */
+ * TCP_INIT_CWND), kept by accel's sender in packets (stack/tcp_recovery.c). */
 #define STK_TCP_INIT_CWND_SEGS 10u
-#define LWIP_TCP_CALC_INITIAL_CWND(mss)                                        \
-    ((tcpwnd_size_t)LWIP_MIN(STK_TCP_INIT_CWND_SEGS * (u32_t)(mss),            \
-                             (u32_t)TCP_SND_BUF))
+/* accel's sender (stack/tcp_recovery.c) keeps cwnd in packets; lwIP's
+ * pcb->cwnd stays open so that tcp_output's check is the receiver's window
+ * alone (patch 0002 makes this overridable). */
+#define LWIP_TCP_CALC_INITIAL_CWND(mss) ((tcpwnd_size_t)0x7fffffffu)
+
+/* ---- accel's TCP sender and receiver hooks (patches 0008, 0009) ----------
+ * Loss recovery (SACK scoreboard, RACK-TLP, PRR, NewReno), RTO in
+ * milliseconds, CUBIC/Reno and undo run in stack/tcp_*.c; lwIP queues,
+ * sends and frees the segments. See stack/tcp_snd.h. */
+#include "stk_tcp_ext.h"
+#define LWIP_TCP_SENDER_HOOKS 1
+#define LWIP_TCP_PCB_EXT_FIELDS struct stk_tcp_ext acc;
+#define LWIP_HOOK_TCP_ACK_IN(pcb, hdr, optlen, opt1len, opt2, ackno, tcplen,   \
+                             redge)                                            \
+    stk_tcp_ack_in((pcb), (hdr), (optlen), (opt1len), (opt2), (ackno),         \
+                   (tcplen), (redge))
+#define LWIP_HOOK_TCP_ACK_DONE(pcb) stk_tcp_ack_done(pcb)
+#define LWIP_HOOK_TCP_SYN_ACKED(pcb, seg) stk_tcp_syn_acked((pcb), (seg))
+#define LWIP_HOOK_TCP_OUTPUT_BEGIN(pcb) stk_tcp_output_begin(pcb)
+#define LWIP_HOOK_TCP_OUTPUT_MAY_SEND(pcb, seg) stk_tcp_may_send((pcb), (seg))
+#define LWIP_HOOK_TCP_SEG_SENT(pcb, seg) stk_tcp_seg_sent((pcb), (seg))
+#define LWIP_HOOK_TCP_PCB_FREE(pcb) stk_tcp_pcb_free(pcb)
+#define LWIP_HOOK_TCP_DSACK_SET(pcb, l, r) stk_tcp_dsack_set((pcb), (l), (r))
+#define LWIP_HOOK_TCP_DSACK_PENDING(pcb) stk_tcp_dsack_pending(pcb)
+#define LWIP_HOOK_TCP_DSACK_GET(pcb, l, r) stk_tcp_dsack_get((pcb), (l), (r))
+#define LWIP_HOOK_TCP_DSACK_SENT(pcb) stk_tcp_dsack_sent(pcb)
+#define LWIP_HOOK_TCP_OOSEQ_ADD(seg) stk_tcp_ooseq_add(seg)
+#define LWIP_HOOK_TCP_OOSEQ_DEL(seg) stk_tcp_ooseq_del(seg)
+#define LWIP_HOOK_TCP_OOSEQ_DROPPED(pcb, seg)                                  \
+    stk_tcp_ooseq_dropped((pcb), (seg))
+/* Out-of-order segments held (each a whole frame): per connection, and
+ * per process in all (stack/tcp_rx.c). */
+#define STK_OOSEQ_SEGS_PER_CONN 1024u
+#define STK_OOSEQ_SEGS_MAX 65536u
+#define TCP_OOSEQ_PBUFS_LIMIT(pcb) stk_tcp_ooseq_limit(pcb)
 
 /* ---- hooks and platform --------------------------------------------------*/
 #define LWIP_HOOK_FILENAME "stk_hooks.h"
@@ -165,9 +199,11 @@ unsigned short stk_chksum(const void *data, int len);
 /* Hashed PCB lookup for tcp_input instead of walking the PCB lists
  * (patch 0004, stack/pcb_hash.c). STK_PCB_HASH_OFF (cmake
  * -DACCEL_PCB_HASH=OFF) builds lwIP's list walk, for comparison. */
-#ifndef STK_PCB_HASH_OFF
+/* A pcb joins or leaves one of lwIP's lists: the demux table, the
+ * runtime's flow table and the connection's timer follow (pcb_hash.c). */
 #define LWIP_HOOK_TCP_PCB_REG(pcbs, pcb) stk_pcb_hash_reg((pcbs), (pcb))
 #define LWIP_HOOK_TCP_PCB_RMV(pcbs, pcb) stk_pcb_hash_rmv((pcbs), (pcb))
+#ifndef STK_PCB_HASH_OFF
 /* TCP_RMV starts its walk at the predecessor the table keeps for an
  * active pcb (patch 0006): O(1) instead of a walk from the list's head. */
 #define LWIP_HOOK_TCP_PCB_RMV_FROM(pcbs, pcb) stk_pcb_rmv_from((pcbs), (pcb))

@@ -172,6 +172,7 @@ stk_listener_import(struct stk_sock *l, const struct stk_conn_image *img,
     p->rtime = -1;
     p->nrtx = 0;
     p->dupacks = 0;
+    stk__tcp_ext_imported(p);
 #if TCP_OVERSIZE
     p->unsent_oversize = 0;
 #endif

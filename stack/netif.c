@@ -178,6 +178,7 @@ stk_timers(void)
     if (!stk_up)
         return;
     sys_check_timeouts();
+    stk__tcp_timers(stk__now_ns());
     /* Frames the stack sent to its own address (LWIP_NETIF_LOOPBACK). */
     netif_poll(&stk_netif);
     stk__drops_sync();
@@ -187,12 +188,20 @@ uint32_t
 stk_next_timer_ms(void)
 {
     u32_t ms;
+    uint64_t tcp = stk__tcp_timers_next(), now;
 
     if (!stk_up)
         return 1000;
     if (stk_netif.loop_first != NULL)
         return 0;
     ms = sys_timeouts_sleeptime();
+    if (tcp != 0) {
+        now = stk__now_ns();
+        if (tcp <= now)
+            return 0;
+        if ((tcp - now + 999999u) / 1000000u < ms)
+            ms = (u32_t)((tcp - now + 999999u) / 1000000u);
+    }
     return ms > 1000 ? 1000 : ms;
 }
 

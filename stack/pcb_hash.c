@@ -83,7 +83,11 @@ static struct {
     /* The PCB the RMV hook last saw leave, and its predecessor. */
     struct tcp_pcb *rmv_pcb, *rmv_prev;
     long rmv_shortcuts; /* removals that started at the kept predecessor */
-} ph;
+} ph = {
+#ifdef STK_PCB_HASH_OFF
+    .failed = true, /* built without the table: lwIP walks its lists */
+#endif
+};
 
 static void tw_note(struct tcp_pcb *pcb, bool in);
 
@@ -191,6 +195,8 @@ stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 
     if (list == PH_TW)
         tw_note(pcb, true);
+    if (list == PH_ACTIVE)
+        stk__tcp_pcb_listed(pcb, true);
     if (list == PH_ACTIVE || list == PH_TW)
         stk__flow_note(pcb, true, list == PH_TW);
     if (list == PH_NONE || ph.failed)
@@ -344,6 +350,8 @@ stk_pcb_hash_rmv(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
 {
     if (pcbs == &tcp_tw_pcbs)
         tw_note(pcb, false); /* it leaves lwIP's list */
+    if (pcbs == &tcp_active_pcbs)
+        stk__tcp_pcb_listed(pcb, false);
     ph.rmv_pcb = pcb;
     ph.rmv_prev = NULL;
     hash_rmv(pcbs, pcb);

@@ -42,6 +42,7 @@ stk__sock_alloc(int type)
     s->keepintvl = TCP_KEEPINTVL_DEFAULT / 1000;
     s->keepcnt = TCP_KEEPCNT_DEFAULT;
     s->backlog = -1;
+    s->cc = -1;
     sock_count++;
     return s;
 }

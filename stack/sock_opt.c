@@ -16,7 +16,10 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/tcp.h"
 
+#include "log.h"
 #include "stk_priv.h"
+
+#define TCP_CA_NAME_MAX 16 /* Linux's, not in the libc headers */
 
 static int
 get_int(const void *val, socklen_t len, int *out)
@@ -117,6 +120,59 @@ set_sol_socket(struct stk_sock *s, int name, const void *val, socklen_t len)
     return 0;
 }
 
+/* TCP_CONGESTION: the kernel's shadow socket accepted the name already
+ * (its errno for unknown or forbidden names is the program's). A name the
+ * stack does not implement (one of the kernel's modules) leaves the
+ * connection on its algorithm, which getsockopt then reports. */
+static int
+set_congestion(struct stk_sock *s, const void *val, socklen_t len)
+{
+    char name[TCP_CA_NAME_MAX];
+    size_t n;
+    int cc;
+
+    if (val == NULL || len <= 0)
+        return -EINVAL;
+    n = (size_t)len < sizeof(name) - 1 ? (size_t)len : sizeof(name) - 1;
+    memcpy(name, val, n);
+    name[n] = '\0';
+    cc = stk_tcp_cc_find(name);
+    if (cc < 0) {
+        static bool warned; /* once a process: it may ask per connection */
+
+        if (!warned) {
+            warned = true;
+            RT_WARN("tcp",
+                    "TCP_CONGESTION \"%s\" is not implemented by accel: "
+                    "connections keep %s (accel has cubic and reno)",
+                    name,
+                    stk_tcp_cc_name(s->cc >= 0 ? s->cc : stk_tcp_cc_default()));
+        }
+        return -ENOENT;
+    }
+    s->cc = (int8_t)cc;
+    if (s->pcb.tcp != NULL)
+        stk__tcp_set_cc(s->pcb.tcp, cc);
+    return 0;
+}
+
+static int
+get_congestion(struct stk_sock *s, void *val, socklen_t *len)
+{
+    const char *name =
+        stk_tcp_cc_name(s->cc >= 0 ? s->cc : stk_tcp_cc_default());
+    char buf[TCP_CA_NAME_MAX] = {0};
+    socklen_t n;
+
+    if (val == NULL || len == NULL)
+        return -EINVAL;
+    strncpy(buf, name, sizeof(buf) - 1);
+    n = *len < (socklen_t)sizeof(buf) ? *len : (socklen_t)sizeof(buf);
+    memcpy(val, buf, (size_t)n);
+    *len = n;
+    return 0;
+}
+
 static int
 set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
 {
@@ -124,6 +180,8 @@ set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
 
     if (s->type != SOCK_STREAM)
         return -ENOPROTOOPT;
+    if (name == TCP_CONGESTION)
+        return set_congestion(s, val, len);
     if ((rc = get_int(val, len, &v)) < 0)
         return rc;
     switch (name) {
@@ -164,7 +222,8 @@ stk_sock_opt_owned(int level, int name)
                name == SO_RCVBUF || name == SO_SNDBUF || name == SO_LINGER;
     if (level == IPPROTO_TCP)
         return name == TCP_NODELAY || name == TCP_KEEPIDLE ||
-               name == TCP_KEEPINTVL || name == TCP_KEEPCNT;
+               name == TCP_KEEPINTVL || name == TCP_KEEPCNT ||
+               name == TCP_CONGESTION;
     return false;
 }
 
@@ -246,10 +305,33 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
     if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
         const struct tcp_pcb *pcb = s->pcb.tcp;
 
-        ti.tcpi_retransmits = pcb->nrtx;
-        ti.tcpi_rto = (uint32_t)pcb->rto * TCP_SLOW_INTERVAL * 1000u;
-        ti.tcpi_snd_cwnd = pcb->mss ? pcb->cwnd / pcb->mss : 0;
+        const struct stk_tcp_ext *x = &pcb->acc;
+
+        ti.tcpi_ca_state = x->ca_state; /* Linux's TCP_CA_* numbering */
+        ti.tcpi_retransmits = x->retransmits;
+        ti.tcpi_backoff = x->backoff;
+        if (pcb->flags & TF_TIMESTAMP)
+            ti.tcpi_options |= TCPI_OPT_TIMESTAMPS;
+        if (pcb->flags & TF_SACK)
+            ti.tcpi_options |= TCPI_OPT_SACK;
+        if (pcb->flags & TF_WND_SCALE) {
+            ti.tcpi_options |= TCPI_OPT_WSCALE;
+            ti.tcpi_snd_wscale = pcb->snd_scale & 0xf;
+            ti.tcpi_rcv_wscale = pcb->rcv_scale & 0xf;
+        }
+        ti.tcpi_rto = x->rto_us;
+        ti.tcpi_unacked = x->packets_out;
+        ti.tcpi_sacked = x->sacked_out;
+        ti.tcpi_lost = x->lost_out;
+        ti.tcpi_retrans = x->retrans_out;
+        ti.tcpi_rtt = x->srtt_us >> 3;
+        ti.tcpi_rttvar = x->mdev_us >> 2;
+        ti.tcpi_snd_ssthresh = x->ssthresh;
+        ti.tcpi_snd_cwnd = x->cwnd;
+        ti.tcpi_advmss = TCP_MSS;
+        ti.tcpi_reordering = x->reordering;
         ti.tcpi_rcv_space = pcb->rcv_wnd;
+        ti.tcpi_total_retrans = x->total_retrans;
     }
     n = *len < (socklen_t)sizeof(ti) ? *len : (socklen_t)sizeof(ti);
     memcpy(val, &ti, (size_t)n);
@@ -322,6 +404,8 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
             return put_int(val, len, eff_mss(s));
         case TCP_INFO:
             return get_tcp_info(s, val, len);
+        case TCP_CONGESTION:
+            return get_congestion(s, val, len);
         default:
             return -ENOPROTOOPT;
         }

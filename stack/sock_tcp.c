@@ -164,6 +164,8 @@ stk__tcp_apply_opts(struct stk_sock *s)
         tcp_nagle_disable(pcb);
     else
         tcp_nagle_enable(pcb);
+    if (s->cc >= 0)
+        stk__tcp_set_cc(pcb, s->cc);
 }
 
 /* A fresh CLOSED pcb, bound again to the application's explicit port. */

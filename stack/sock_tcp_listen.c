@@ -170,6 +170,7 @@ stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb)
     c->keepintvl = l->keepintvl;
     c->keepcnt = l->keepcnt;
     c->nodelay = l->nodelay;
+    c->cc = l->cc;
     c->linger_on = l->linger_on;
     c->linger_sec = l->linger_sec;
     c->sndbuf = l->sndbuf;

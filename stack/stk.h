@@ -82,6 +82,20 @@ uint32_t stk_local_ip(void);
 void stk_set_ifindex(int ifindex);
 int stk_ifindex(void);
 
+/** TCP behaviour the runtime configures (ACCEL_TCP_*), before the first
+ *  connection. */
+struct stk_tcp_cfg {
+    uint32_t rto_min_ms; /* RTO floor, Linux's 200 ms by default */
+    int cc;              /* congestion control: stk_tcp_cc_find("cubic") */
+};
+/** 0, or -1 when a value is out of range. */
+int stk_tcp_configure(const struct stk_tcp_cfg *cfg);
+/** The congestion control algorithm called name ("cubic", "reno"), or
+ *  -1; its name; the default (ACCEL_TCP_CC). */
+int stk_tcp_cc_find(const char *name);
+const char *stk_tcp_cc_name(int cc);
+int stk_tcp_cc_default(void);
+
 /** At process exit: close every TCP connection the application still
  *  holds, with close(2)'s FIN-or-RST rule (see stack/exit.c). Returns how
  *  many. The caller flushes the frames out. Sockets stay valid objects. */
@@ -231,7 +245,7 @@ bool stk_sock_service(const struct stk_sock *s, int *proto, uint16_t *port,
 
 /** A connection queued on a listener and never accepted, moved to another
  *  process's stack (stack/migrate.c). */
-#define STK_CONN_IMAGE_BYTES 512
+#define STK_CONN_IMAGE_BYTES 1024
 struct stk_conn_image {
     uint64_t pcb[STK_CONN_IMAGE_BYTES / 8]; /* lwIP's tcp_pcb, aligned */
     struct stk_flow f;

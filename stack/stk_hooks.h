@@ -8,9 +8,13 @@
 
 #include <stdint.h>
 
+#include <stdbool.h>
+
 struct ip4_addr;
+struct tcp_hdr;
 struct tcp_pcb;
 struct tcp_pcb_listen;
+struct tcp_seg;
 
 /** RFC 6528 initial sequence number for a new connection (stack/isn.c):
  *  a keyed hash of the 4-tuple plus a clock. Ports in host order. */
@@ -46,5 +50,40 @@ struct tcp_pcb *
 stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
                     const struct ip4_addr *local_ip, uint16_t local_port,
                     const struct ip4_addr *remote_ip, uint16_t remote_port);
+
+/* accel's TCP sender (patch 0008, LWIP_TCP_SENDER_HOOKS; stack/tcp_*.c).
+ * An ACK for pcb, before lwIP frees the segments it acknowledges: the
+ * options (optlen bytes, opt1len of them after hdr, the rest at opt2),
+ * the segment's TCP length, and the window's right edge before it. */
+void stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
+                    uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
+                    uint32_t ackno, uint16_t tcplen, uint32_t old_right_edge);
+/** ... and after: loss detection, congestion control, the timer. */
+void stk_tcp_ack_done(struct tcp_pcb *pcb);
+/** SYN-SENT: the SYN seg was acknowledged (it is about to be freed). */
+void stk_tcp_syn_acked(struct tcp_pcb *pcb, struct tcp_seg *seg);
+/** tcp_output starts: retransmit what is marked lost. */
+void stk_tcp_output_begin(struct tcp_pcb *pcb);
+/** May tcp_output send seg, the next new segment, now (congestion
+ *  window)? */
+int stk_tcp_may_send(struct tcp_pcb *pcb, struct tcp_seg *seg);
+/** seg went out (new, or sent again). */
+void stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg);
+/** pcb is about to be freed. */
+void stk_tcp_pcb_free(struct tcp_pcb *pcb);
+
+/* The receiver (patch 0009; stack/tcp_rx.c): D-SACK blocks, and the
+ * out-of-order segments' bounds. */
+void stk_tcp_dsack_set(struct tcp_pcb *pcb, uint32_t left, uint32_t right);
+int stk_tcp_dsack_pending(const struct tcp_pcb *pcb);
+void stk_tcp_dsack_get(const struct tcp_pcb *pcb, uint32_t *left,
+                       uint32_t *right);
+void stk_tcp_dsack_sent(struct tcp_pcb *pcb);
+void stk_tcp_ooseq_add(struct tcp_seg *seg);
+void stk_tcp_ooseq_del(struct tcp_seg *seg);
+void stk_tcp_ooseq_dropped(struct tcp_pcb *pcb, struct tcp_seg *seg);
+/** Out-of-order segments pcb may hold now (lwIP's
+ *  TCP_OOSEQ_PBUFS_LIMIT). */
+uint16_t stk_tcp_ooseq_limit(const struct tcp_pcb *pcb);
 
 #endif /* ACCEL_STK_HOOKS_H */

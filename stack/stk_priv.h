@@ -72,6 +72,7 @@ struct stk_sock {
 
     /* Socket options. */
     bool reuseaddr, reuseport, keepalive, nodelay, broadcast;
+    int8_t cc; /* TCP_CONGESTION's algorithm (STK_CC_*), -1: ACCEL_TCP_CC */
     bool linger_on;
     int linger_sec;
     int sndbuf, rcvbuf; /* effective (doubled) values once set, 0 = default */
@@ -272,6 +273,22 @@ extern uint32_t stk__in_lid;
 
 /* sys_arch.c */
 uint64_t stk__now_ns(void);
+
+/* tcp_recovery.c */
+/** pcb joined (active true) or left lwIP's active list: its timer
+ *  follows (a frozen connection has none). */
+void stk__tcp_pcb_listed(struct tcp_pcb *pcb, bool active);
+/** The congestion control of pcb (TCP_CONGESTION), started afresh if the
+ *  connection runs already. */
+void stk__tcp_set_cc(struct tcp_pcb *pcb, int cc);
+/** A pcb copied from another process (migrate.c): its sender state
+ *  keeps the estimates and drops what points into that process. */
+void stk__tcp_ext_imported(struct tcp_pcb *pcb);
+/* tcp_timer.c */
+/** Run the connections' timers that are due; when the next is (ns, 0:
+ *  none). */
+void stk__tcp_timers(uint64_t now);
+uint64_t stk__tcp_timers_next(void);
 
 #ifdef __cplusplus
 }

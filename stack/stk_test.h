@@ -51,6 +51,12 @@ long stk_test_tw_count(void);
  *  otherwise (-1 active, -2 TIME-WAIT, -3 listen, -4 extra entries). */
 int stk_test_pcb_hash_check(void);
 
+/** 0 when the TCP sender's retransmission queue holds exactly lwIP's
+ *  unacked segments and its counters match its bits; negative otherwise. */
+int stk_test_tcp_check(const struct stk_sock *s);
+/** Out-of-order segments the process holds (stack/tcp_rx.c). */
+long stk_test_ooseq_segs(void);
+
 #ifdef __cplusplus
 }
 #endif

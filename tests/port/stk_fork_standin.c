@@ -117,3 +117,10 @@ stk_output_pending(void)
 {
     return 0;
 }
+
+int
+stk_tcp_configure(const struct stk_tcp_cfg *cfg)
+{
+    (void)cfg;
+    return 0; /* no TCP in the stand-in */
+}

@@ -94,6 +94,23 @@ tcp(uint32_t src, uint32_t dst, const TcpSeg &t)
         opt.insert(opt.end(), {2, 4, (uint8_t)(t.mss >> 8), (uint8_t)t.mss});
     if (t.wscale >= 0)
         opt.insert(opt.end(), {1, 3, 3, (uint8_t)t.wscale});
+    if (t.sack_perm)
+        opt.insert(opt.end(), {1, 1, 4, 2});
+    if (t.ts) {
+        size_t o = opt.size();
+        opt.insert(opt.end(), {1, 1, 8, 10, 0, 0, 0, 0, 0, 0, 0, 0});
+        put32(opt, o + 4, t.tsval);
+        put32(opt, o + 8, t.tsecr);
+    }
+    if (!t.sacks.empty()) {
+        size_t o = opt.size();
+        opt.insert(opt.end(), {1, 1, 5, (uint8_t)(2 + 8 * t.sacks.size())});
+        opt.resize(opt.size() + 8 * t.sacks.size());
+        for (size_t i = 0; i < t.sacks.size(); i++) {
+            put32(opt, o + 4 + 8 * i, t.sacks[i].first);
+            put32(opt, o + 8 + 8 * i, t.sacks[i].second);
+        }
+    }
     while (opt.size() % 4)
         opt.push_back(0);
     Bytes b(20);
@@ -179,8 +196,15 @@ parse(const Bytes &f, Pkt *o)
                 o->wscale = l4[i + 2];
             if (k == 4)
                 o->sack_perm = true;
-            if (k == 8)
+            if (k == 8 && len == 10) {
                 o->ts = true;
+                o->tsval = get32(l4 + i + 2);
+                o->tsecr = get32(l4 + i + 6);
+            }
+            if (k == 5)
+                for (size_t b = 0; b + 8 <= (size_t)len - 2; b += 8)
+                    o->sacks.emplace_back(get32(l4 + i + 2 + b),
+                                          get32(l4 + i + 6 + b));
             if (len < 2)
                 break;
             i += len;
@@ -279,6 +303,13 @@ Lab::TearDown()
     EXPECT_EQ(stk_test_pcb_hash_entries(), 0) << "PCB lookup entries left";
     EXPECT_EQ(stk_test_pcb_hash_anomalies(), 0) << "PCB lookup removals missed";
     EXPECT_EQ(stk_test_pcb_hash_check(), 0) << "PCB lookup table out of step";
+}
+
+void
+Lab::advance_us(uint32_t us)
+{
+    now_ns_ += (uint64_t)us * 1000u;
+    stk_timers();
 }
 
 void
@@ -432,6 +463,12 @@ Lab::recv_bytes(stk_sock *s, Bytes *out, size_t max, int flags)
 Lab::Conn
 Lab::active_open(uint16_t peer_port)
 {
+    return active_open(peer_port, PeerOpts());
+}
+
+Lab::Conn
+Lab::active_open(uint16_t peer_port, PeerOpts o)
+{
     Conn c;
     c.s = tcp_sock();
     c.pport = peer_port;
@@ -451,8 +488,19 @@ Lab::active_open(uint16_t peer_port)
     sa.flags = SYN | ACK;
     sa.mss = 1460;
     sa.wscale = 0;
+    sa.sack_perm = o.sack && syn.sack_perm;
+    if (o.ts && syn.ts) {
+        c.ts = true;
+        c.ts_clock = 1000;
+        c.ts_recent = syn.tsval;
+        sa.ts = true;
+        sa.tsval = c.ts_clock;
+        sa.tsecr = syn.tsval;
+    }
     inject_tcp(sa);
     Pkt ack = one();
+    if (c.ts)
+        c.ts_recent = ack.tsval;
     EXPECT_EQ(ack.flags, ACK);
     EXPECT_EQ(ack.ack, c.snd);
     return c;
@@ -495,16 +543,30 @@ Lab::passive_open(stk_sock *listener, uint16_t stack_port, uint16_t peer_port)
     return c;
 }
 
-void
-Lab::peer_send(Conn &c, const Bytes &data, uint8_t extra, uint16_t win)
+// A segment from the peer on c, with its timestamp option when agreed.
+TcpSeg
+Lab::peer_seg(Conn &c, uint32_t ack, uint8_t flags, uint16_t win)
 {
     TcpSeg t;
     t.sport = c.pport;
     t.dport = c.sport;
     t.seq = c.snd;
-    t.ack = c.rcv;
-    t.flags = ACK | extra | (data.empty() ? 0 : PSH);
+    t.ack = ack;
+    t.flags = flags;
     t.win = win;
+    if (c.ts) {
+        t.ts = true;
+        t.tsval = ++c.ts_clock;
+        t.tsecr = c.ts_recent;
+    }
+    return t;
+}
+
+void
+Lab::peer_send(Conn &c, const Bytes &data, uint8_t extra, uint16_t win)
+{
+    TcpSeg t = peer_seg(c, c.rcv,
+                        (uint8_t)(ACK | extra | (data.empty() ? 0 : PSH)), win);
     t.payload = data;
     inject_tcp(t);
     c.snd += (uint32_t)data.size() + ((extra & (FIN | SYN)) ? 1 : 0);
@@ -516,6 +578,16 @@ Lab::peer_ack(Conn &c, uint16_t win)
     peer_send(c, {}, 0, win);
 }
 
+void
+Lab::peer_sack(Conn &c, uint32_t ack,
+               const std::vector<std::pair<uint32_t, uint32_t>> &blocks,
+               uint16_t win)
+{
+    TcpSeg t = peer_seg(c, ack, ACK, win);
+    t.sacks = blocks;
+    inject_tcp(t);
+}
+
 Bytes
 Lab::take_data(Conn &c, std::vector<Pkt> *pkts)
 {
@@ -525,6 +597,8 @@ Lab::take_data(Conn &c, std::vector<Pkt> *pkts)
             pkts->push_back(p);
         if (p.proto != 6 || p.dport != c.pport)
             continue;
+        if (c.ts && p.ts)
+            c.ts_recent = p.tsval;
         if (p.seq == c.rcv && !p.payload.empty()) {
             out.insert(out.end(), p.payload.begin(), p.payload.end());
             c.rcv += (uint32_t)p.payload.size();

@@ -54,6 +54,8 @@ struct Pkt {
     uint16_t win = 0;
     int mss = -1, wscale = -1;
     bool sack_perm = false, ts = false;
+    uint32_t tsval = 0, tsecr = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> sacks; // SACK blocks
     // ICMP
     uint8_t icmp_type = 0, icmp_code = 0;
     Bytes payload;
@@ -70,6 +72,10 @@ struct TcpSeg {
     uint8_t flags = 0;
     uint16_t win = 65535;
     int mss = -1, wscale = -1;
+    bool sack_perm = false;
+    bool ts = false;
+    uint32_t tsval = 0, tsecr = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> sacks; // SACK blocks
     Bytes payload;
 };
 Bytes tcp(uint32_t src, uint32_t dst, const TcpSeg &t);
@@ -94,6 +100,8 @@ class Lab : public ::testing::Test
     }
     // Advance by ms, running stack timers every 10 ms, answering ARP.
     void advance(uint32_t ms);
+    // Advance by us and run the timers once (finer steps than advance).
+    void advance_us(uint32_t us);
 
     // Frames from the stack: ARP requests for the peer are answered and
     // dropped; everything else is parsed and returned, in order.
@@ -137,14 +145,29 @@ class Lab : public ::testing::Test
         uint16_t sport = 0, pport = 0; // stack port, peer port
         uint32_t snd = 0;              // peer's next sequence number
         uint32_t rcv = 0;              // next sequence expected from stack
+        bool ts = false;               // timestamps agreed: peer_send echoes
+        uint32_t ts_recent = 0;        // the stack's latest TSval
+        uint32_t ts_clock = 0;         // the peer's TSval
+    };
+    // Options the peer offers in its SYN-ACK (SACK-permitted, timestamps).
+    struct PeerOpts {
+        bool sack = false;
+        bool ts = false;
     };
     Conn active_open(uint16_t peer_port = 80);
+    Conn active_open(uint16_t peer_port, PeerOpts o);
     Conn passive_open(stk_sock *listener, uint16_t stack_port,
                       uint16_t peer_port);
     // Peer sends data / FIN / ACK on c.
     void peer_send(Conn &c, const Bytes &data, uint8_t extra = 0,
                    uint16_t win = 65535);
     void peer_ack(Conn &c, uint16_t win = 65535);
+    // A segment from the peer on c (timestamps when agreed), not sent yet.
+    static TcpSeg peer_seg(Conn &c, uint32_t ack, uint8_t flags, uint16_t win);
+    // A pure ACK of `ack` with SACK blocks (most recent first).
+    void peer_sack(Conn &c, uint32_t ack,
+                   const std::vector<std::pair<uint32_t, uint32_t>> &blocks,
+                   uint16_t win = 65535);
     // Collect the stack's data on c (advancing rcv), ACKing nothing.
     Bytes take_data(Conn &c, std::vector<Pkt> *pkts = nullptr);
     // Collect and ACK the stack's data until n bytes came or it stalls.

@@ -1,0 +1,396 @@
+/*
+ * An ACK arrives (LWIP_HOOK_TCP_ACK_IN, before lwIP frees the segments it
+ * acknowledges): its timestamp and SACK options are read, the segments it
+ * acknowledges leave the retransmission queue, SACK blocks mark the
+ * segments the peer holds (RFC 2018, RFC 6675's scoreboard) and D-SACK
+ * blocks (RFC 2883) are told apart, RTT samples are taken (the oldest
+ * newly acked segment never retransmitted, as Linux's tcp_clean_rtx_queue
+ * does; SACKed ones next; the timestamp echo for retransmitted data), and
+ * RACK learns the send time of the most recent delivered segment.
+ * stk__ack keeps what the ACK did for tcp_recovery.c, which runs when
+ * lwIP has freed the segments (LWIP_HOOK_TCP_ACK_DONE).
+ */
+#include <string.h>
+
+#include "lwip/sys.h"
+
+#include "stats.h"
+#include "stk_hooks.h"
+#include "stk_priv.h"
+#include "tcp_snd.h"
+
+struct stk_ack stk__ack;
+
+struct ack_opts {
+    bool ts;
+    uint32_t tsval, tsecr;
+    int nsack;
+    uint32_t sack[4][2]; /* host order */
+};
+
+uint32_t
+stk__in_flight(const struct stk_tcp_ext *x)
+{
+    uint32_t left = x->sacked_out + x->lost_out;
+
+    return (x->packets_out > left ? x->packets_out - left : 0) + x->retrans_out;
+}
+
+static uint32_t
+get32(const uint8_t *b)
+{
+    return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 |
+           b[3];
+}
+
+/* The options of the segment lwIP is processing, which sit in the first
+ * pbuf up to opt1len bytes and in opt2 after that (tcp_input's split). */
+static void
+parse_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
+           const uint8_t *opt2, struct ack_opts *o)
+{
+    uint8_t b[40];
+    uint16_t i = 0;
+
+    memset(o, 0, sizeof(*o));
+    if (optlen > sizeof(b))
+        optlen = sizeof(b);
+    for (uint16_t k = 0; k < optlen; k++)
+        b[k] = (opt2 == NULL || k < opt1len) ? ((const uint8_t *)(h + 1))[k]
+                                             : opt2[k - opt1len];
+    while (i < optlen) {
+        uint8_t kind = b[i], len;
+
+        if (kind == LWIP_TCP_OPT_EOL)
+            break;
+        if (kind == LWIP_TCP_OPT_NOP) {
+            i++;
+            continue;
+        }
+        if (i + 1 >= optlen)
+            break;
+        len = b[i + 1];
+        if (len < 2 || i + len > optlen)
+            break;
+        if (kind == LWIP_TCP_OPT_TS && len == 10) {
+            o->ts = true;
+            o->tsval = get32(&b[i + 2]);
+            o->tsecr = get32(&b[i + 6]);
+        } else if (kind == 5 && (len - 2) % 8 == 0) { /* SACK */
+            for (int k = 0; k < (len - 2) / 8 && o->nsack < 4; k++) {
+                o->sack[o->nsack][0] = get32(&b[i + 2 + 8 * k]);
+                o->sack[o->nsack][1] = get32(&b[i + 6 + 8 * k]);
+                o->nsack++;
+            }
+        }
+        i = (uint16_t)(i + len);
+    }
+}
+
+/* A never-retransmitted segment delivered below the highest SACKed
+ * sequence: the network reordered it (Linux's tcp_check_sack_reordering). */
+static void
+note_reordering(struct tcp_pcb *pcb, uint32_t low_seq)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    uint32_t fack = x->fack, mss = pcb->mss ? pcb->mss : 536;
+
+    if (!TCP_SEQ_LT(low_seq, fack))
+        return;
+    if (fack - low_seq > x->reordering * mss) {
+        uint32_t r = (fack - low_seq + mss - 1) / mss;
+        x->reordering = r < STK_TCP_MAX_REORDERING ? r : STK_TCP_MAX_REORDERING;
+    }
+    x->reord_seen++;
+    RT_STAT_INC(tcp_reorder_seen);
+}
+
+/* Segments the cumulative ACK covers leave the queue. */
+static void
+clean_rtx(struct tcp_pcb *pcb, uint32_t ackno, uint64_t now)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    struct stk_ack *a = &stk__ack;
+    bool sack = (pcb->flags & TF_SACK) != 0;
+    uint64_t first_ackt = 0, last_ackt = 0;
+    uint32_t reord = pcb->snd_nxt;
+
+    while (stk__rtx_count(x) > 0) {
+        struct stk_rtx_ent *e = stk__rtx_at(x, 0);
+
+        if (TCP_SEQ_GT(e->end, ackno))
+            break;
+        if (e->flags & STK_RTX_EVER) {
+            a->retrans_acked = true;
+        } else if (!(e->flags & STK_RTX_SACKED)) {
+            last_ackt = e->xmit_ns;
+            if (first_ackt == 0)
+                first_ackt = last_ackt;
+            if (TCP_SEQ_LT(e->seq, reord))
+                reord = e->seq;
+        }
+        if (e->flags & STK_RTX_RETRANS)
+            x->retrans_out--;
+        if (e->flags & STK_RTX_LOST)
+            x->lost_out--;
+        if (e->flags & STK_RTX_SACKED) {
+            x->sacked_out--;
+        } else if (sack) {
+            x->delivered++;
+            a->newly_acked++;
+            stk__rack_advance(pcb, e->flags, e->end, e->xmit_ns, now);
+        }
+        x->packets_out--;
+        a->acked_pkts++;
+        stk__rtx_pop(x);
+    }
+    if (first_ackt != 0) {
+        a->seq_rtt_us = (int64_t)((now - first_ackt) / 1000u);
+        a->ca_rtt_us = (int64_t)((now - last_ackt) / 1000u);
+    }
+    if (sack && TCP_SEQ_LT(reord, a->prior_fack))
+        note_reordering(pcb, reord);
+    if (!sack && a->acked_pkts > 0) {
+        /* Without SACK the dupacks stood for delivered segments: one ACK
+         * fills the hole, the rest of what it acks was counted already
+         * (Linux's tcp_remove_reno_sacks). */
+        uint32_t acked = a->acked_pkts;
+        uint32_t d = acked > x->sacked_out ? acked - x->sacked_out : 1;
+
+        x->delivered += d;
+        a->newly_acked += d;
+        x->sacked_out =
+            acked - 1 >= x->sacked_out ? 0 : x->sacked_out - (acked - 1);
+    }
+    if (x->packets_out == 0)
+        x->sacked_out = 0;
+    if (TCP_SEQ_LT(x->fack, ackno))
+        x->fack = ackno;
+}
+
+/* Mark the segments wholly inside [l, r) as held by the peer. */
+static void
+sack_range(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
+           uint64_t *first_sackt, uint32_t *reord)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    struct stk_ack *a = &stk__ack;
+    uint32_t n = stk__rtx_count(x);
+    int32_t i = stk__rtx_find(x, l);
+
+    if (i < 0) {
+        if (n == 0 || !TCP_SEQ_LT(l, stk__rtx_at(x, 0)->seq))
+            return;
+        i = 0; /* the block starts below the queue (acked since) */
+    }
+    for (; (uint32_t)i < n; i++) {
+        struct stk_rtx_ent *e = stk__rtx_at(x, (uint32_t)i);
+
+        if (TCP_SEQ_LT(e->seq, l))
+            continue; /* only partly covered */
+        if (TCP_SEQ_GT(e->end, r))
+            break;
+        if (e->flags & STK_RTX_SACKED)
+            continue;
+        e->flags |= STK_RTX_SACKED;
+        x->sacked_out++;
+        x->delivered++;
+        a->newly_acked++;
+        a->sacked_new = true;
+        RT_STAT_INC(tcp_sacked_segs);
+        if (e->flags & STK_RTX_RETRANS) {
+            e->flags &= (uint8_t)~STK_RTX_RETRANS;
+            x->retrans_out--;
+        }
+        if (e->flags & STK_RTX_LOST) {
+            e->flags &= (uint8_t)~STK_RTX_LOST;
+            x->lost_out--;
+        }
+        if (!(e->flags & STK_RTX_EVER)) {
+            if (TCP_SEQ_LT(e->seq, a->prior_fack) && TCP_SEQ_LT(e->seq, *reord))
+                *reord = e->seq;
+            if (*first_sackt == 0 || e->xmit_ns < *first_sackt)
+                *first_sackt = e->xmit_ns;
+        }
+        stk__rack_advance(pcb, e->flags, e->end, e->xmit_ns, now);
+        if (TCP_SEQ_GT(e->end, x->fack))
+            x->fack = e->end;
+    }
+}
+
+/* [l, r) minus what the previous ACK's blocks already covered: SACK
+ * blocks repeat from ACK to ACK and mostly grow at one edge, so only the
+ * new part of each is walked (Linux's recv_sack_cache). */
+static void
+sack_block(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
+           uint64_t *first_sackt, uint32_t *reord)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+
+    for (int k = 0; k < 4; k++) {
+        uint32_t cl = x->sack_cache[k][0], cr = x->sack_cache[k][1];
+
+        if (cl == cr || !TCP_SEQ_LT(cl, r) || !TCP_SEQ_LT(l, cr))
+            continue; /* empty, or no overlap */
+        if (TCP_SEQ_LT(l, cl))
+            sack_block(pcb, l, cl, now, first_sackt, reord);
+        if (TCP_SEQ_LT(cr, r))
+            sack_block(pcb, cr, r, now, first_sackt, reord);
+        return;
+    }
+    sack_range(pcb, l, r, now, first_sackt, reord);
+}
+
+/* D-SACK (RFC 2883): the first block reports data received twice. */
+static void
+dsack(struct tcp_pcb *pcb, uint32_t l, uint32_t r)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    struct stk_ack *a = &stk__ack;
+    uint32_t mss = pcb->mss ? pcb->mss : 536;
+    int32_t segs = (int32_t)((r - l + mss - 1) / mss);
+
+    a->dsack = true;
+    RT_STAT_INC(tcp_dsack_rcvd);
+    x->rack_dsack_seen = true;
+    /* A retransmission the peer did not need: one less to explain
+     * before the reduction can be undone (Linux's tcp_check_dsack). */
+    if (x->undo_valid && x->undo_retrans > 0 && TCP_SEQ_GT(r, x->undo_marker))
+        x->undo_retrans = x->undo_retrans > segs ? x->undo_retrans - segs : 0;
+    if (x->tlp_high_seq != 0 && x->tlp_retrans && r == x->tlp_high_seq)
+        a->dsack_tlp = true;
+}
+
+static void
+sacktag(struct tcp_pcb *pcb, struct ack_opts *o, uint32_t ackno, uint64_t now)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    uint32_t blk[4][2];
+    int n = 0, first = 0;
+    uint64_t first_sackt = 0;
+    uint32_t reord = pcb->snd_nxt;
+
+    if (o->nsack > 0) {
+        uint32_t l0 = o->sack[0][0], r0 = o->sack[0][1];
+
+        if (TCP_SEQ_LT(l0, ackno) ||
+            (o->nsack > 1 && TCP_SEQ_LEQ(r0, o->sack[1][1]) &&
+             TCP_SEQ_GEQ(l0, o->sack[1][0]))) {
+            if (TCP_SEQ_LT(l0, r0))
+                dsack(pcb, l0, r0);
+            first = 1;
+        }
+    }
+    /* The valid blocks, in sequence order (as Linux sorts them). */
+    for (int k = first; k < o->nsack; k++) {
+        uint32_t l = o->sack[k][0], r = o->sack[k][1];
+
+        if (!TCP_SEQ_LT(l, r) || TCP_SEQ_LEQ(r, ackno) ||
+            TCP_SEQ_GT(r, pcb->snd_nxt))
+            continue;
+        if (TCP_SEQ_LT(l, ackno))
+            l = ackno;
+        int j = n++;
+        while (j > 0 && TCP_SEQ_LT(l, blk[j - 1][0])) {
+            blk[j][0] = blk[j - 1][0];
+            blk[j][1] = blk[j - 1][1];
+            j--;
+        }
+        blk[j][0] = l;
+        blk[j][1] = r;
+    }
+    for (int k = 0; k < n; k++)
+        sack_block(pcb, blk[k][0], blk[k][1], now, &first_sackt, &reord);
+    memset(x->sack_cache, 0, sizeof(x->sack_cache));
+    memcpy(x->sack_cache, blk, (size_t)n * sizeof(blk[0]));
+    if (first_sackt != 0)
+        stk__ack.sack_rtt_us = (int64_t)((now - first_sackt) / 1000u);
+    if (TCP_SEQ_LT(reord, stk__ack.prior_fack))
+        note_reordering(pcb, reord);
+}
+
+/* The RTT the ACK measured, best source first (Linux's
+ * tcp_ack_update_rtt). */
+static void
+take_rtt(struct tcp_pcb *pcb, uint64_t now)
+{
+    struct stk_ack *a = &stk__ack;
+    int64_t rtt = a->seq_rtt_us, ca = a->ca_rtt_us;
+
+    if (rtt < 0) {
+        rtt = a->sack_rtt_us;
+        if (ca < 0)
+            ca = rtt;
+    }
+    if (rtt < 0 && a->ts && a->tsecr != 0 && a->advanced) {
+        int32_t ms = (int32_t)(sys_now() - a->tsecr);
+
+        if (ms >= 0 && ms < 3600000)
+            rtt = ca = (int64_t)ms * 1000;
+    }
+    if (rtt < 0)
+        return;
+    stk__rtt_sample(pcb, (uint32_t)rtt, (uint32_t)ca, now);
+}
+
+void
+stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
+               uint16_t opt1len, const uint8_t *opt2, uint32_t ackno,
+               uint16_t tcplen, uint32_t old_right_edge)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    struct stk_ack *a = &stk__ack;
+    struct ack_opts o;
+    uint64_t now = stk__now_ns();
+
+    memset(a, 0, sizeof(*a));
+    a->seq_rtt_us = a->sack_rtt_us = a->ca_rtt_us = -1;
+    if (!x->started)
+        stk__snd_start(pcb, now);
+    parse_opts(hdr, optlen, opt1len, opt2, &o);
+    a->ts = o.ts;
+    a->tsecr = o.tsecr;
+    a->prior_snd_una = pcb->lastack;
+    a->prior_fack = TCP_SEQ_GT(x->fack, pcb->lastack) ? x->fack : pcb->lastack;
+    a->prior_delivered = x->delivered;
+    a->prior_in_flight = stk__in_flight(x);
+
+    if (TCP_SEQ_BETWEEN(ackno, pcb->lastack + 1, pcb->snd_nxt)) {
+        struct tcp_seg *h = pcb->unacked;
+
+        a->advanced = true;
+        /* The handshake's SYN-ACK (SYN-RCVD): its RTT, if sent once. */
+        if (h != NULL && (TCPH_FLAGS(h->tcphdr) & TCP_SYN) &&
+            TCP_SEQ_LEQ(lwip_ntohl(h->tcphdr->seqno) + 1, ackno) &&
+            !x->syn_retrans && x->syn_xmit_ns != 0)
+            a->seq_rtt_us = (int64_t)((now - x->syn_xmit_ns) / 1000u);
+        clean_rtx(pcb, ackno, now);
+    }
+    /* Nothing new: no data, no window change, snd_una where it was. */
+    a->dupack = ackno == pcb->lastack && tcplen == 0 &&
+                pcb->snd_wl2 + pcb->snd_wnd == old_right_edge &&
+                x->packets_out > 0;
+    if (pcb->flags & TF_SACK)
+        sacktag(pcb, &o, ackno, now);
+    take_rtt(pcb, now);
+    if (stk__cc[x->cc]->pkts_acked != NULL && a->acked_pkts > 0)
+        stk__cc[x->cc]->pkts_acked(pcb, a->acked_pkts, a->ca_rtt_us, now);
+}
+
+void
+stk_tcp_syn_acked(struct tcp_pcb *pcb, struct tcp_seg *seg)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    uint64_t now = stk__now_ns();
+
+    (void)seg;
+    stk__timer_cancel(pcb);
+    stk__snd_start(pcb, now);
+    if (!x->syn_retrans && x->syn_xmit_ns != 0) {
+        uint32_t rtt = (uint32_t)((now - x->syn_xmit_ns) / 1000u);
+
+        stk__rtt_sample(pcb, rtt, rtt, now);
+    }
+    x->retransmits = 0;
+    x->backoff = 0;
+}

@@ -1,0 +1,188 @@
+/*
+ * Every connection has one timer (as Linux's icsk_retransmit_timer): the
+ * retransmission timeout, the tail loss probe or RACK's reordering window,
+ * whichever was armed last. They live on a wheel of 1 ms slots, so arming,
+ * re-arming and cancelling are O(1) at any number of connections, and the
+ * poll loop's timer turn (stk_timers) runs only the slots whose time has
+ * come. A deadline further away than the wheel's turn (1.024 s) waits in
+ * its slot for the lap it belongs to. Deadlines are rounded up to the
+ * millisecond: a timer never fires early, and at most 1 ms late when the
+ * loop polls at least that often.
+ *
+ * A connection leaves the wheel when its pcb leaves lwIP's active list
+ * (TIME-WAIT, closed, frozen across fork: stk__timer_cancel from
+ * pcb_hash.c) or is freed.
+ */
+#include <string.h>
+
+#include "stk_priv.h"
+#include "tcp_snd.h"
+
+#define SLOTS 1024u
+#define MASK (SLOTS - 1u)
+#define NS_PER_TICK 1000000u
+
+static struct stk_tcp_ext *slot[SLOTS];
+static uint64_t nonempty[SLOTS / 64];
+static uint64_t cur_tick; /* every tick up to this one has run */
+static bool wheel_started;
+static uint32_t armed;
+
+static uint64_t
+tick_of(uint64_t when)
+{
+    return (when + NS_PER_TICK - 1) / NS_PER_TICK;
+}
+
+static void
+link_in(struct stk_tcp_ext *x)
+{
+    uint64_t t = tick_of(x->t_when);
+    uint32_t s;
+
+    if (t <= cur_tick)
+        t = cur_tick + 1;
+    s = (uint32_t)(t & MASK);
+    x->t_slot = (uint16_t)s;
+    x->t_prev = NULL;
+    x->t_next = slot[s];
+    if (x->t_next != NULL)
+        x->t_next->t_prev = x;
+    slot[s] = x;
+    nonempty[s / 64] |= 1ull << (s % 64);
+    x->t_linked = true;
+    armed++;
+}
+
+static void
+unlink_x(struct stk_tcp_ext *x)
+{
+    uint32_t s = x->t_slot;
+
+    if (x->t_prev != NULL) {
+        x->t_prev->t_next = x->t_next;
+    } else {
+        slot[s] = x->t_next;
+        if (slot[s] == NULL)
+            nonempty[s / 64] &= ~(1ull << (s % 64));
+    }
+    if (x->t_next != NULL)
+        x->t_next->t_prev = x->t_prev;
+    x->t_next = x->t_prev = NULL;
+    x->t_linked = false;
+    armed--;
+}
+
+void
+stk__timer_arm(struct tcp_pcb *pcb, uint8_t kind, uint64_t when)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+
+    if (!wheel_started) {
+        cur_tick = tick_of(stk__now_ns()) - 1;
+        wheel_started = true;
+    }
+    if (x->t_linked)
+        unlink_x(x);
+    x->t_kind = kind;
+    x->t_when = when;
+    link_in(x);
+}
+
+void
+stk__timer_cancel(struct tcp_pcb *pcb)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+
+    if (x->t_linked)
+        unlink_x(x);
+    x->t_when = 0;
+}
+
+static void
+fire(struct stk_tcp_ext *x, uint64_t now)
+{
+    struct tcp_pcb *pcb = STK_PCB_OF(x);
+
+    switch (x->t_kind) {
+    case STK_T_RTO:
+        stk__rto_fire(pcb, now);
+        break;
+    case STK_T_TLP:
+        stk__tlp_fire(pcb, now);
+        break;
+    case STK_T_REO:
+        stk__reo_fire(pcb, now);
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+run_slot(uint32_t s, uint64_t tick, uint64_t now)
+{
+    struct stk_tcp_ext *x = slot[s], *next;
+
+    /* Take the whole slot: what fires may arm timers into it again. */
+    slot[s] = NULL;
+    nonempty[s / 64] &= ~(1ull << (s % 64));
+    for (; x != NULL; x = next) {
+        next = x->t_next;
+        x->t_next = x->t_prev = NULL;
+        x->t_linked = false;
+        armed--;
+        if (tick_of(x->t_when) > tick) {
+            link_in(x); /* a later lap */
+            continue;
+        }
+        x->t_when = 0;
+        fire(x, now);
+    }
+}
+
+void
+stk__tcp_timers(uint64_t now)
+{
+    uint64_t tick = now / NS_PER_TICK, t;
+
+    if (!wheel_started || tick <= cur_tick || armed == 0) {
+        if (wheel_started && tick > cur_tick)
+            cur_tick = tick;
+        return;
+    }
+    t = tick - cur_tick > SLOTS ? tick - SLOTS + 1 : cur_tick + 1;
+    for (; t <= tick; t++) {
+        uint32_t s = (uint32_t)(t & MASK);
+
+        if (nonempty[s / 64] & (1ull << (s % 64))) {
+            cur_tick = t - 1; /* arming while firing lands after t */
+            run_slot(s, tick, now);
+        }
+    }
+    cur_tick = tick;
+}
+
+uint64_t
+stk__tcp_timers_next(void)
+{
+    uint32_t start;
+
+    if (armed == 0)
+        return 0;
+    start = (uint32_t)((cur_tick + 1) & MASK);
+    for (uint32_t k = 0; k < SLOTS; k++) {
+        uint32_t s = (start + k) & MASK;
+
+        if (nonempty[s / 64] == 0) {
+            k += 63 - (s % 64); /* skip the rest of an empty word */
+            continue;
+        }
+        if (nonempty[s / 64] & (1ull << (s % 64)))
+            return (cur_tick + 1 + k) * NS_PER_TICK;
+    }
+    return (cur_tick + SLOTS) * NS_PER_TICK;
+}
+
+/* A fork child's wheel is a copy of its parent's: the entries point into
+ * the copied pcbs, which is what it holds. Nothing to do. */
