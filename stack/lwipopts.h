@@ -109,11 +109,11 @@ unsigned short stk_chksum(const void *data, int len);
 #define TCP_CALCULATE_EFF_SEND_MSS 1 /* honour the netif MTU */
 #define LWIP_WND_SCALE 1             /* windows beyond 64 KB */
 #define TCP_RCV_SCALE 7              /* Linux's usual shift */
-#define TCP_WND (1024u * 1024u)      /* 1 MB receive window per connection */
-#define TCP_SND_BUF (1024u * 1024u)  /* 1 MB send buffer per connection */
+#define TCP_WND (4096u * 1024u)      /* 4 MB receive window per connection */
+#define TCP_SND_BUF (4096u * 1024u)  /* 4 MB send buffer per connection */
 #define TCP_SNDLOWAT (32u * 1024u)   /* explicit: the default overflows u16 */
-#define TCP_SND_QUEUELEN 4096        /* >= 2*SND_BUF/MSS, fits u16 */
-#define TCP_SNDQUEUELOWAT 2048       /* half of the queue */
+#define TCP_SND_QUEUELEN 8192        /* >= 2*SND_BUF/MSS, fits u16 */
+#define TCP_SNDQUEUELOWAT 4096       /* half of the queue */
 #define TCP_OVERSIZE TCP_MSS         /* fill segments in place on append */
 #define TCP_QUEUE_OOSEQ 1   /* keep out-of-order data (SACK needs it) */
 #define LWIP_TCP_SACK_OUT 1 /* generate SACK blocks */
@@ -184,7 +184,7 @@ unsigned short stk_chksum(const void *data, int len);
     stk_tcp_ooseq_dropped((pcb), (seg))
 /* Out-of-order segments held (each a whole frame): per connection, and
  * per process in all (stack/tcp_rx.c). */
-#define STK_OOSEQ_SEGS_PER_CONN 1024u
+#define STK_OOSEQ_SEGS_PER_CONN 4096u
 #define STK_OOSEQ_SEGS_MAX 65536u
 #define TCP_OOSEQ_PBUFS_LIMIT(pcb) stk_tcp_ooseq_limit(pcb)
 

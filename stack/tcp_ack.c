@@ -145,8 +145,8 @@ clean_rtx(struct tcp_pcb *pcb, uint32_t ackno, uint64_t now)
         stk__rtx_pop(x);
     }
     if (first_ackt != 0) {
-        a->seq_rtt_us = (int64_t)((now - first_ackt) / 1000u);
-        a->ca_rtt_us = (int64_t)((now - last_ackt) / 1000u);
+        a->seq_rtt_us = (int64_t)stk__us_since(now, first_ackt);
+        a->ca_rtt_us = (int64_t)stk__us_since(now, last_ackt);
     }
     if (sack && TCP_SEQ_LT(reord, a->prior_fack))
         note_reordering(pcb, reord);
@@ -255,8 +255,17 @@ dsack(struct tcp_pcb *pcb, uint32_t l, uint32_t r)
     x->rack_dsack_seen = true;
     /* A retransmission the peer did not need: one less to explain
      * before the reduction can be undone (Linux's tcp_check_dsack). */
-    if (x->undo_valid && x->undo_retrans > 0 && TCP_SEQ_GT(r, x->undo_marker))
+    if (x->undo_valid && x->undo_retrans > 0 && TCP_SEQ_GT(r, x->undo_marker)) {
         x->undo_retrans = x->undo_retrans > segs ? x->undo_retrans - segs : 0;
+        /* The original of a retransmission arrived after all: the path
+         * reorders (beyond RFC 8985, which waits for a never-retransmitted
+         * segment to show it; on a path that reorders by more than three
+         * segments that would cost a spurious retransmission each time). */
+        if (!(x->tlp_high_seq != 0 && r == x->tlp_high_seq)) {
+            x->reord_seen++;
+            RT_STAT_INC(tcp_reorder_seen);
+        }
+    }
     if (x->tlp_high_seq != 0 && x->tlp_retrans && r == x->tlp_high_seq)
         a->dsack_tlp = true;
 }
@@ -304,7 +313,7 @@ sacktag(struct tcp_pcb *pcb, struct ack_opts *o, uint32_t ackno, uint64_t now)
     memset(x->sack_cache, 0, sizeof(x->sack_cache));
     memcpy(x->sack_cache, blk, (size_t)n * sizeof(blk[0]));
     if (first_sackt != 0)
-        stk__ack.sack_rtt_us = (int64_t)((now - first_sackt) / 1000u);
+        stk__ack.sack_rtt_us = (int64_t)stk__us_since(now, first_sackt);
     if (TCP_SEQ_LT(reord, stk__ack.prior_fack))
         note_reordering(pcb, reord);
 }
@@ -325,8 +334,9 @@ take_rtt(struct tcp_pcb *pcb, uint64_t now)
     if (rtt < 0 && a->ts && a->tsecr != 0 && a->advanced) {
         int32_t ms = (int32_t)(sys_now() - a->tsecr);
 
+        /* Millisecond timestamps: at least one tick, as Linux counts. */
         if (ms >= 0 && ms < 3600000)
-            rtt = ca = (int64_t)ms * 1000;
+            rtt = ca = (int64_t)(ms ? ms : 1) * 1000;
     }
     if (rtt < 0)
         return;
@@ -363,7 +373,7 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
         if (h != NULL && (TCPH_FLAGS(h->tcphdr) & TCP_SYN) &&
             TCP_SEQ_LEQ(lwip_ntohl(h->tcphdr->seqno) + 1, ackno) &&
             !x->syn_retrans && x->syn_xmit_ns != 0)
-            a->seq_rtt_us = (int64_t)((now - x->syn_xmit_ns) / 1000u);
+            a->seq_rtt_us = (int64_t)stk__us_since(now, x->syn_xmit_ns);
         clean_rtx(pcb, ackno, now);
     }
     /* Nothing new: no data, no window change, snd_una where it was. */
@@ -387,7 +397,7 @@ stk_tcp_syn_acked(struct tcp_pcb *pcb, struct tcp_seg *seg)
     stk__timer_cancel(pcb);
     stk__snd_start(pcb, now);
     if (!x->syn_retrans && x->syn_xmit_ns != 0) {
-        uint32_t rtt = (uint32_t)((now - x->syn_xmit_ns) / 1000u);
+        uint32_t rtt = (uint32_t)stk__us_since(now, x->syn_xmit_ns);
 
         stk__rtt_sample(pcb, rtt, rtt, now);
     }

@@ -96,7 +96,8 @@ update(struct tcp_pcb *pcb, uint32_t cwnd, uint32_t acked, uint64_t now)
     uint64_t offs, t;
 
     ca->ack_cnt += acked;
-    if (ca->last_cwnd == cwnd && now - ca->last_time_ns <= 31250000u)
+    if (ca->last_cwnd == cwnd &&
+        stk__ns_since(now, ca->last_time_ns) <= 31250000u)
         return; /* at most every 1/32 s at a stable cwnd */
     if (ca->epoch_start_ns != 0 &&
         now / 1000000u == ca->last_time_ns / 1000000u)
@@ -116,7 +117,7 @@ update(struct tcp_pcb *pcb, uint32_t cwnd, uint32_t acked, uint64_t now)
         }
     }
     /* t: time since the epoch began plus the minimum delay, 2^-10 s */
-    t = (now - ca->epoch_start_ns) / 1000u + ca->delay_min_us;
+    t = stk__us_since(now, ca->epoch_start_ns) + ca->delay_min_us;
     t = (t << CUBIC_HZ) / 1000000u;
     offs = t < ca->k ? ca->k - t : t - ca->k;
     delta = (uint32_t)((cube_rtt_scale * offs * offs * offs) >>
@@ -185,9 +186,10 @@ hystart_update(struct tcp_pcb *pcb, uint32_t delay_us, uint64_t now)
         hystart_reset(pcb, now); /* a new round */
     /* ACK train: ACKs keep coming closely spaced for more than half the
      * minimum RTT after the round began. */
-    if (now - ca->last_ack_ns <= (uint64_t)HYSTART_ACK_DELTA_US * 1000u) {
+    if (stk__ns_since(now, ca->last_ack_ns) <=
+        (uint64_t)HYSTART_ACK_DELTA_US * 1000u) {
         ca->last_ack_ns = now;
-        if (now - ca->round_start_ns >
+        if (stk__ns_since(now, ca->round_start_ns) >
             (uint64_t)(ca->delay_min_us >> 1) * 1000u) {
             ca->found = true;
             x->ssthresh = x->cwnd;
@@ -223,7 +225,8 @@ cubic_pkts_acked(struct tcp_pcb *pcb, uint32_t acked, int64_t rtt_us,
     if (rtt_us < 0)
         return;
     /* Delay samples right after a loss say little. */
-    if (ca->epoch_start_ns != 0 && now - ca->epoch_start_ns < 1000000000u)
+    if (ca->epoch_start_ns != 0 &&
+        stk__ns_since(now, ca->epoch_start_ns) < 1000000000u)
         return;
     delay = rtt_us > 0 ? (uint32_t)rtt_us : 1;
     if (ca->delay_min_us == 0 || ca->delay_min_us > delay)

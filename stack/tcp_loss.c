@@ -38,7 +38,7 @@ stk__rack_advance(struct tcp_pcb *pcb, uint8_t flags, uint32_t end,
                   uint64_t xmit_ns, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
-    uint32_t rtt_us = (uint32_t)((now - xmit_ns) / 1000u);
+    uint32_t rtt_us = (uint32_t)stk__us_since(now, xmit_ns);
 
     /* A retransmitted segment acked sooner than the minimum RTT after its
      * retransmission: the original was delivered, not this copy. */
@@ -110,7 +110,7 @@ stk__rack_detect(struct tcp_pcb *pcb, uint64_t now, uint32_t *reo_us)
             continue;
         }
         remaining = (int64_t)x->rack_rtt_us + wnd -
-                    (int64_t)((now - e->xmit_ns) / 1000u);
+                    (int64_t)stk__us_since(now, e->xmit_ns);
         if (remaining <= 0)
             stk__mark_lost(pcb, e);
         else if ((uint32_t)remaining > *reo_us)

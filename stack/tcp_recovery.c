@@ -671,7 +671,8 @@ stk_tcp_may_send(struct tcp_pcb *pcb, struct tcp_seg *seg)
         return 1;
     }
     if (x->packets_out == 0 && x->last_send_ns != 0) {
-        uint64_t now = stk__now_ns(), idle = now - x->last_send_ns;
+        uint64_t now = stk__now_ns(),
+                 idle = stk__ns_since(now, x->last_send_ns);
 
         if (cc_of(x)->tx_start != NULL)
             cc_of(x)->tx_start(pcb, idle);
@@ -795,7 +796,7 @@ timeout_mark_lost(struct tcp_pcb *pcb, uint64_t now)
         } else if (e->flags & STK_RTX_SACKED) {
             continue;
         } else if (i > 0 && (int64_t)x->rack_rtt_us -
-                                    (int64_t)((now - e->xmit_ns) / 1000u) >
+                                    (int64_t)stk__us_since(now, e->xmit_ns) >
                                 0) {
             continue;
         }
@@ -875,7 +876,7 @@ stk__rto_fire(struct tcp_pcb *pcb, uint64_t now)
         return;
     if (x->rexmit_start_ns == 0) {
         x->rexmit_start_ns = now;
-    } else if ((now - x->rexmit_start_ns) / 1000u >=
+    } else if (stk__us_since(now, x->rexmit_start_ns) >=
                model_timeout_us(STK_TCP_RETRIES2, 200000u)) {
         /* tcp_retries2: tcp_slowtmr ends it at its next tick
          * (ETIMEDOUT). */

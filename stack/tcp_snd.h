@@ -84,6 +84,21 @@ struct stk_rtx_ent {
 #define STK_PCB_OF(x)                                                          \
     ((struct tcp_pcb *)(void *)((char *)(x)-offsetof(struct tcp_pcb, acc)))
 
+/** Microseconds from t to now, 0 when t is later: send times run a few
+ *  ns ahead of the turn's clock (xmit_stamp), and two threads' turn clocks
+ *  need not agree to the nanosecond. */
+static inline uint64_t
+stk__us_since(uint64_t now, uint64_t t)
+{
+    return now > t ? (now - t) / 1000u : 0;
+}
+/** The same in nanoseconds. */
+static inline uint64_t
+stk__ns_since(uint64_t now, uint64_t t)
+{
+    return now > t ? now - t : 0;
+}
+
 /* ---- configuration (tcp_cc.c) ------------------------------------------ */
 extern uint32_t stk__tcp_rto_min_us;
 extern uint8_t stk__tcp_cc_default;

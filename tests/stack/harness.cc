@@ -480,6 +480,9 @@ Lab::active_open(uint16_t peer_port, PeerOpts o)
     c.sport = syn.sport;
     c.rcv = syn.seq + 1;
     c.snd = 5000;
+    // The SYN-ACK comes back 100 us later: a plausible first RTT sample
+    // (the sender's loss detection scales with it).
+    advance_us(100);
     TcpSeg sa;
     sa.sport = peer_port;
     sa.dport = c.sport;

@@ -52,6 +52,12 @@ class Loss : public Lab
     uint32_t max_end_ = 0; // highest offset sent + 1
     int retransmissions_ = 0;
     std::vector<uint64_t> retrans_at_; // virtual time of each retransmission
+    std::map<uint32_t, std::vector<uint64_t>> sent_at_; // offset -> times
+    bool hold_acks_ = false; // keep the receiver's ACKs back
+    // cwnd before, and ssthresh after, the ACK that began the first
+    // recovery (0: none yet).
+    uint32_t recovery_cwnd_ = 0, recovery_ssthresh_ = 0;
+    std::vector<TcpSeg> held_acks_; // ... here, in order
     // Segments waiting to be delivered late (reordering): countdown, pkt.
     std::vector<std::pair<int, Pkt>> late_;
     // Decides each transmission's fate: offset, how many times sent so far.
@@ -129,6 +135,8 @@ class Loss : public Lab
             rx_.data.insert(rx_.data.end(), p.payload.begin() + (c.rcv - s),
                             p.payload.end());
             c.rcv = e;
+            if (c.ts && p.ts)
+                c.ts_recent = p.tsval; // RFC 7323: it advanced rcv_nxt
             for (auto it = rx_.held.begin(); it != rx_.held.end();) {
                 uint32_t hs = it->first, he = hs + (uint32_t)it->second.size();
                 if (leq(he, c.rcv)) {
@@ -167,7 +175,30 @@ class Loss : public Lab
                     std::find(ack.begin(), ack.end(), b) == ack.end())
                     ack.push_back(b);
         }
+        if (hold_acks_) {
+            TcpSeg t = peer_seg(c, c.rcv, ACK, 65535);
+            t.sacks = ack;
+            held_acks_.push_back(t);
+            return;
+        }
+        uint32_t cwnd = info(c.s).tcpi_snd_cwnd;
         peer_sack(c, c.rcv, ack);
+        if (recovery_cwnd_ == 0) {
+            tcp_info ti = info(c.s);
+            if (ti.tcpi_ca_state == 3) {
+                recovery_cwnd_ = cwnd;
+                recovery_ssthresh_ = ti.tcpi_snd_ssthresh;
+            }
+        }
+    }
+
+    void
+    release_acks(size_t n = SIZE_MAX)
+    {
+        size_t k = 0;
+        for (; k < held_acks_.size() && k < n; k++)
+            inject_tcp(held_acks_[k]);
+        held_acks_.erase(held_acks_.begin(), held_acks_.begin() + (long)k);
     }
 
     // Take what the stack sent, decide each data segment's fate, and
@@ -185,6 +216,7 @@ class Loss : public Lab
         for (const Pkt &p : out) {
             uint32_t o = off(p.seq);
             int nth = sends_[o]++;
+            sent_at_[o].push_back(now_ns_);
             if (o < max_end_) {
                 retransmissions_++;
                 retrans_at_.push_back(now_ns_);
@@ -199,6 +231,13 @@ class Loss : public Lab
             }
             receive(p);
             deliver_late();
+        }
+        // Reordered within its flight: what is still late arrives at its
+        // end (no later than the flight's last segment).
+        while (!late_.empty()) {
+            Pkt p = late_.front().second;
+            late_.erase(late_.begin());
+            receive(p);
         }
         advance_us(rtt_us / 2);
         return (int)out.size();
@@ -224,14 +263,8 @@ class Loss : public Lab
     {
         uint64_t until = now_ns_ + (uint64_t)max_ms * 1000000u;
         while (rx_.data.size() < n && now_ns_ < until) {
-            if (round(rtt_us) == 0 && late_.empty())
+            if (round(rtt_us) == 0)
                 advance_us(1000); // nothing in flight: let timers run
-            while (!late_.empty() && round(rtt_us) == 0) {
-                // flush reordered segments whose successors never came
-                Pkt p = late_.front().second;
-                late_.erase(late_.begin());
-                receive(p);
-            }
         }
         return rx_.data.size() >= n;
     }
@@ -243,6 +276,15 @@ class Loss : public Lab
         socklen_t len = sizeof(ti);
         EXPECT_EQ(stk_sock_getsockopt(s, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
         return ti;
+    }
+
+    // Write n segments' worth of data and let the stack send it.
+    Bytes
+    write(Conn &c, size_t segs)
+    {
+        Bytes data = pattern(segs * kMss, (uint8_t)segs);
+        EXPECT_EQ(send_bytes(c.s, data), (ssize_t)data.size());
+        return data;
     }
 
     void
@@ -283,4 +325,359 @@ TEST_F(Loss, OneHoleRetransmittedOnceWithoutTimeout)
     tcp_info ti = info(c.s);
     EXPECT_EQ(ti.tcpi_total_retrans, 1u);
     EXPECT_NE(ti.tcpi_options & TCPI_OPT_SACK, 0);
+}
+
+// Several segments lost in one window: each is retransmitted exactly once,
+// in one fast recovery, without a timeout.
+TEST_F(Loss, SeveralHolesInOneWindowOneRecovery)
+{
+    Conn c = open();
+    start(c);
+    uint64_t rto0 = rt_stats.tcp_rto, rec0 = rt_stats.tcp_recovery_sack;
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.drop = nth == 0 && (o == 5 * kMss || o == 9 * kMss || o == 14 * kMss);
+        return f;
+    };
+    Bytes data = write(c, 80);
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    EXPECT_EQ(retransmissions_, 3);
+    EXPECT_EQ(sends_[5 * kMss], 2);
+    EXPECT_EQ(sends_[9 * kMss], 2);
+    EXPECT_EQ(sends_[14 * kMss], 2);
+    EXPECT_EQ(rt_stats.tcp_rto, rto0);
+    EXPECT_EQ(rt_stats.tcp_recovery_sack, rec0 + 1);
+    check(c);
+}
+
+// A retransmission lost too: RACK sees a segment sent after it delivered
+// and sends it a third time, without waiting for the RTO.
+TEST_F(Loss, LostRetransmissionResentWithoutTimeout)
+{
+    Conn c = open();
+    start(c);
+    uint64_t rto0 = rt_stats.tcp_rto, lr0 = rt_stats.tcp_lost_retrans;
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.drop = o == 5 * kMss && nth < 2;
+        return f;
+    };
+    Bytes data = write(c, 80);
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    EXPECT_EQ(sends_[5 * kMss], 3);
+    EXPECT_EQ(retransmissions_, 2);
+    EXPECT_EQ(rt_stats.tcp_rto, rto0);
+    EXPECT_EQ(rt_stats.tcp_lost_retrans, lr0 + 1);
+    check(c);
+}
+
+// The last segments of a transfer lost: no ACK would ever tell. The tail
+// loss probe retransmits the last one two RTTs later; its SACK starts a
+// recovery for the other. Far sooner than the 200 ms RTO.
+TEST_F(Loss, TailLossRepairedByProbeNotTimeout)
+{
+    Conn c = open();
+    start(c);
+    uint64_t rto0 = rt_stats.tcp_rto, tlp0 = rt_stats.tcp_tlp;
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.drop = nth == 0 && (o == 8 * kMss || o == 9 * kMss);
+        return f;
+    };
+    Bytes data = write(c, 10); // the initial window: all sent at once
+    uint64_t t0 = now_ns_;
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    EXPECT_EQ(rt_stats.tcp_rto, rto0) << "waited for the RTO";
+    EXPECT_EQ(rt_stats.tcp_tlp, tlp0 + 1);
+    EXPECT_EQ(sends_[8 * kMss], 2);
+    EXPECT_EQ(sends_[9 * kMss], 2);
+    EXPECT_LT(now_ns_ - t0, 50000000ull) << "tail loss took too long";
+    check(c);
+}
+
+// Reordering by one segment draws no retransmission at all (RACK's
+// reordering window). Deeper reordering (past the dupack threshold) costs
+// a spurious retransmission until the peer's D-SACK shows it was one;
+// from then on the stack knows the path reorders and sends no more.
+TEST_F(Loss, ReorderingWithoutLossDrawsNoRetransmission)
+{
+    Conn c = open();
+    start(c);
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.delay = (nth == 0 && (o / kMss) % 7 == 3) ? 1 : 0;
+        return f;
+    };
+    Bytes data = write(c, 200);
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    EXPECT_EQ(retransmissions_, 0);
+    check(c);
+}
+
+TEST_F(Loss, DeepReorderingCostsAtMostOneSpuriousRetransmission)
+{
+    Conn c = open();
+    start(c);
+    uint64_t undo0 = rt_stats.tcp_undo_recovery;
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.delay = (nth == 0 && (o / kMss) % 11 == 5) ? 4 : 0;
+        return f;
+    };
+    Bytes data = write(c, 300);
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    // 27 reorderings: the first costs a retransmission, and so may one
+    // more before the first D-SACK comes back; none after.
+    EXPECT_GE(retransmissions_, 1);
+    EXPECT_LE(retransmissions_, 2);
+    EXPECT_GE(rt_stats.tcp_undo_recovery, undo0 + 1)
+        << "the D-SACK should undo the reduction";
+    check(c);
+}
+
+// A peer without SACK: NewReno retransmits the first hole after three
+// dupacks, and the next one at the partial ACK, in one recovery.
+TEST_F(Loss, NewRenoForPeerWithoutSack)
+{
+    Conn c = open(false, true);
+    start(c, false);
+    uint64_t rto0 = rt_stats.tcp_rto, rec0 = rt_stats.tcp_recovery_reno;
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.drop = nth == 0 && (o == 5 * kMss || o == 9 * kMss);
+        return f;
+    };
+    Bytes data = write(c, 60);
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    EXPECT_EQ(info(c.s).tcpi_options & TCPI_OPT_SACK, 0);
+    EXPECT_EQ(sends_[5 * kMss], 2);
+    EXPECT_EQ(sends_[9 * kMss], 2);
+    EXPECT_EQ(rt_stats.tcp_rto, rto0);
+    EXPECT_EQ(rt_stats.tcp_recovery_reno, rec0 + 1);
+    check(c);
+}
+
+// Limited Transmit (RFC 3042): the first SACKs, before any loss is
+// declared, let a new segment out each while cwnd is full.
+TEST_F(Loss, LimitedTransmitOnEarlySacks)
+{
+    Conn c = open();
+    start(c);
+    Bytes data = write(c, 30);
+    std::vector<Pkt> first = drain();
+    ASSERT_EQ(first.size(), 10u); // the initial window
+    advance_us(50);
+    // Segment 0 lost: segments 1 and 2 arrive (one SACK each).
+    for (int k = 1; k <= 2; k++) {
+        receive(first[k]);
+        std::vector<Pkt> out = drain();
+        ASSERT_EQ(out.size(), 1u) << "after SACK " << k;
+        EXPECT_EQ(off(out[0].seq), (uint32_t)(9 + k) * kMss) << "new data";
+    }
+}
+
+// Nothing gets through: the RTO fires 200 ms after the last send (Linux's
+// floor on a short RTT) and doubles each time; afterwards the transfer
+// completes.
+TEST_F(Loss, RetransmissionTimeoutBacksOff)
+{
+    Conn c = open();
+    start(c);
+    uint64_t rto0 = rt_stats.tcp_rto;
+    uint64_t until = 0;
+    fate_ = [&](uint32_t, int) {
+        Fate f;
+        f.drop = until == 0 || now_ns_ < until;
+        return f;
+    };
+    Bytes data = write(c, 5);
+    until = now_ns_ + 1600000000ull; // 1.6 s of blackout
+    ASSERT_TRUE(transfer(data.size(), 10000));
+    EXPECT_EQ(rx_.data, data);
+    const std::vector<uint64_t> &t = sent_at_[0];
+    ASSERT_GE(t.size(), 4u);
+    // t[0] original; a tail loss probe may come first; then the RTOs.
+    std::vector<double> gaps;
+    for (size_t i = 1; i < t.size(); i++)
+        gaps.push_back((double)(t[i] - t[i - 1]) / 1e6);
+    int rtos = (int)(rt_stats.tcp_rto - rto0);
+    ASSERT_GE(rtos, 3);
+    // The last three timeouts' gaps double: ~200, ~400, ~800 ms.
+    size_t n = gaps.size();
+    EXPECT_NEAR(gaps[n - 3], 400.0, 10.0);
+    EXPECT_NEAR(gaps[n - 2], 800.0, 10.0);
+    EXPECT_NEAR(gaps[n - 4] + (n >= 5 ? 0 : 0), 200.0, 12.0);
+    check(c);
+}
+
+// An RTO that was not needed (the ACKs were only late): the first ACK
+// echoes a timestamp older than the retransmission, and the reduction is
+// undone (RFC 3522).
+TEST_F(Loss, SpuriousTimeoutUndoneByTimestamps)
+{
+    Conn c = open(true, true);
+    start(c);
+    uint64_t undo0 = rt_stats.tcp_undo_rto, rto0 = rt_stats.tcp_rto;
+    Bytes data = write(c, 10);
+    hold_acks_ = true;
+    round(); // all delivered, the ACKs held back
+    uint32_t cwnd0 = info(c.s).tcpi_snd_cwnd;
+    for (int i = 0; i < 300 && rt_stats.tcp_rto == rto0; i++)
+        advance_us(1000);
+    ASSERT_EQ(rt_stats.tcp_rto, rto0 + 1);
+    EXPECT_EQ(info(c.s).tcpi_ca_state, 4u); // loss
+    hold_acks_ = false;
+    release_acks(1); // echoes the original's timestamp
+    tcp_info ti = info(c.s);
+    EXPECT_EQ(rt_stats.tcp_undo_rto, undo0 + 1);
+    EXPECT_NE(ti.tcpi_ca_state, 4u);
+    EXPECT_GE(ti.tcpi_snd_cwnd, cwnd0);
+    release_acks();
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    check(c);
+}
+
+// ACCEL_TCP_RTO_MIN_MS: a data centre's floor of 10 ms.
+TEST_F(Loss, RtoFloorIsConfigurable)
+{
+    stk_tcp_cfg cfg{10, stk_tcp_cc_find("cubic")};
+    ASSERT_EQ(stk_tcp_configure(&cfg), 0);
+    Conn c = open();
+    start(c);
+    Bytes data = write(c, 3);
+    fate_ = [](uint32_t o, int nth) {
+        Fate f;
+        f.drop = o == 0 && nth < 2;
+        return f;
+    };
+    ASSERT_TRUE(transfer(data.size()));
+    EXPECT_EQ(rx_.data, data);
+    EXPECT_LT(info(c.s).tcpi_rto, 20000u);
+    ASSERT_GE(sent_at_[0].size(), 3u);
+    EXPECT_LT(sent_at_[0][2] - sent_at_[0][0], 60000000ull);
+    cfg.rto_min_ms = 200;
+    ASSERT_EQ(stk_tcp_configure(&cfg), 0);
+}
+
+// TCP_CONGESTION answers as Linux does for the names accel has; after a
+// loss CUBIC sets ssthresh to 0.7 of cwnd (717/1024), Reno to a half.
+TEST_F(Loss, CongestionControlChoice)
+{
+    stk_sock *s = tcp_sock();
+    char name[16] = {0};
+    socklen_t len = sizeof(name);
+    ASSERT_EQ(stk_sock_getsockopt(s, IPPROTO_TCP, TCP_CONGESTION, name, &len),
+              0);
+    EXPECT_STREQ(name, "cubic");
+    const char bbr[] = "bbr";
+    EXPECT_EQ(
+        stk_sock_setsockopt(s, IPPROTO_TCP, TCP_CONGESTION, bbr, sizeof(bbr)),
+        -ENOENT);
+    for (int k = 0; k < 2; k++) {
+        Conn c = open();
+        if (k == 1) {
+            const char reno[] = "reno";
+            ASSERT_EQ(stk_sock_setsockopt(c.s, IPPROTO_TCP, TCP_CONGESTION,
+                                          reno, sizeof(reno) - 1),
+                      0);
+            len = sizeof(name);
+            ASSERT_EQ(stk_sock_getsockopt(c.s, IPPROTO_TCP, TCP_CONGESTION,
+                                          name, &len),
+                      0);
+            EXPECT_STREQ(name, "reno");
+        }
+        start(c);
+        sends_.clear();
+        max_end_ = 0;
+        recovery_cwnd_ = recovery_ssthresh_ = 0;
+        fate_ = [](uint32_t off, int nth) {
+            Fate f;
+            f.drop = off == 30 * kMss && nth == 0;
+            return f;
+        };
+        Bytes data = write(c, 100);
+        ASSERT_TRUE(transfer(data.size()));
+        EXPECT_EQ(rx_.data, data);
+        ASSERT_GT(recovery_cwnd_, 0u) << "no recovery";
+        if (k == 0)
+            EXPECT_EQ(recovery_ssthresh_, recovery_cwnd_ * 717 / 1024);
+        else
+            EXPECT_EQ(recovery_ssthresh_, recovery_cwnd_ / 2);
+    }
+}
+
+// The receiver: data that arrives twice is reported in a D-SACK block
+// (RFC 2883), first in the SACK option, once.
+TEST_F(Loss, DsackForDuplicateData)
+{
+    PeerOpts o;
+    o.sack = o.ts = true;
+    Conn c = active_open(80, o);
+    uint64_t ds0 = rt_stats.tcp_dsack_sent;
+    Bytes a = pattern(1000, 1);
+    uint32_t s0 = c.snd;
+    peer_send(c, a);
+    drain();
+    c.snd = s0;
+    peer_send(c, a); // again
+    std::vector<Pkt> v = drain();
+    ASSERT_EQ(v.size(), 1u);
+    ASSERT_FALSE(v[0].sacks.empty());
+    EXPECT_EQ(v[0].sacks[0], Block(s0, s0 + 1000));
+    EXPECT_EQ(rt_stats.tcp_dsack_sent, ds0 + 1);
+    // Out of order, twice: the D-SACK block, then the SACK block.
+    uint32_t hole = c.snd;
+    c.snd += 500;
+    uint32_t s1 = c.snd;
+    peer_send(c, pattern(700, 2));
+    v = drain();
+    ASSERT_EQ(v.size(), 1u);
+    ASSERT_EQ(v[0].sacks.size(), 1u);
+    EXPECT_EQ(v[0].sacks[0], Block(s1, s1 + 700));
+    c.snd = s1;
+    peer_send(c, pattern(700, 2));
+    v = drain();
+    ASSERT_EQ(v.size(), 1u);
+    ASSERT_EQ(v[0].sacks.size(), 2u);
+    EXPECT_EQ(v[0].sacks[0], Block(s1, s1 + 700));
+    EXPECT_EQ(v[0].sacks[1], Block(s1, s1 + 700));
+    // The next ACK carries no D-SACK any more.
+    c.snd = hole;
+    peer_send(c, pattern(500, 3));
+    v = drain();
+    for (const Pkt &p : v)
+        EXPECT_TRUE(p.sacks.empty());
+    Bytes got;
+    EXPECT_EQ(recv_bytes(c.s, &got, 4000), 2200);
+}
+
+// A peer sending thousands of tiny out-of-order segments cannot make the
+// stack hold more than its bound of them; the connection still works.
+TEST_F(Loss, OutOfOrderMemoryIsBounded)
+{
+    PeerOpts o;
+    o.sack = true;
+    Conn c = active_open(80, o);
+    uint64_t drop0 = rt_stats.tcp_ofo_drop;
+    uint32_t rcv0 = c.snd;
+    for (int i = 0; i < 5000; i++) {
+        c.snd = rcv0 + 2 + 2 * (uint32_t)i;
+        peer_send(c, Bytes(1, (uint8_t)i));
+        drain();
+        ASSERT_LE(stk_test_ooseq_segs(), 4096L); // STK_OOSEQ_SEGS_PER_CONN
+    }
+    EXPECT_GT(rt_stats.tcp_ofo_drop, drop0);
+    c.snd = rcv0;
+    peer_send(c, Bytes(1, 0xaa));
+    drain();
+    Bytes got;
+    ASSERT_GE(recv_bytes(c.s, &got, 100000), 1);
+    EXPECT_EQ(got[0], 0xaa);
 }
