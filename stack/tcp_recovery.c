@@ -877,8 +877,12 @@ stk__rto_fire(struct tcp_pcb *pcb, uint64_t now)
     if (x->rexmit_start_ns == 0) {
         x->rexmit_start_ns = now;
     } else if (stk__us_since(now, x->rexmit_start_ns) >=
-               model_timeout_us(STK_TCP_RETRIES2, 200000u)) {
-        /* tcp_retries2: tcp_slowtmr ends it at its next tick
+               model_timeout_us(pcb->callback_arg != NULL
+                                    ? STK_TCP_RETRIES2
+                                    : STK_TCP_ORPHAN_RETRIES,
+                                200000u)) {
+        /* tcp_retries2 (tcp_orphan_retries once the application closed
+         * the socket): tcp_slowtmr ends it at its next tick
          * (ETIMEDOUT). */
         pcb->nrtx = TCP_MAXRTX;
         RT_STAT_INC(tcp_rto_abort);

@@ -71,8 +71,10 @@ struct stk_rtx_ent {
 #define STK_TCP_REORDERING 3u                     /* tcp_reordering */
 #define STK_TCP_MAX_REORDERING 300u               /* tcp_max_reordering */
 #define STK_TCP_RETRIES2 15u                      /* tcp_retries2 */
-#define STK_TCP_SYN_RETRIES 6u                    /* tcp_syn_retries */
-#define STK_TCP_SYNACK_RETRIES 5u                 /* tcp_synack_retries */
+#define STK_TCP_ORPHAN_RETRIES                                                 \
+    8u                         /* tcp_orphan_retries 0: 8 for a closed socket */
+#define STK_TCP_SYN_RETRIES 6u /* tcp_syn_retries */
+#define STK_TCP_SYNACK_RETRIES 5u /* tcp_synack_retries */
 #define STK_TCP_INFINITE_SSTHRESH 0x7fffffffu
 #define STK_TCP_RACK_RECOVERY_THRESH 16u
 #define STK_TCP_MIN_RTT_WLEN_MS (300u * 1000u) /* tcp_min_rtt_wlen */

@@ -681,3 +681,45 @@ TEST_F(Loss, OutOfOrderMemoryIsBounded)
     ASSERT_GE(recv_bytes(c.s, &got, 100000), 1);
     EXPECT_EQ(got[0], 0xaa);
 }
+
+// A path that stays dead: the connection gives up as Linux does, after
+// tcp_retries2 (15) timeouts modelled from 200 ms, 924.6 s, with
+// ETIMEDOUT; a socket the application closed already gives up after
+// tcp_orphan_retries' 8, 102.2 s.
+TEST_F(Loss, DeadPathTimesOutAsLinux)
+{
+    Conn c = open();
+    start(c);
+    Bytes data = write(c, 2);
+    drain();
+    uint64_t t0 = now_ns_;
+    int err = 0;
+    for (int i = 0; i < 1000 && err == 0; i++) {
+        advance(1000);
+        drain();
+        socklen_t len = sizeof(err);
+        ASSERT_EQ(stk_sock_getsockopt(c.s, SOL_SOCKET, SO_ERROR, &err, &len),
+                  0);
+    }
+    EXPECT_EQ(err, ETIMEDOUT);
+    double s = (double)(now_ns_ - t0) / 1e9;
+    EXPECT_GT(s, 924.0);
+    EXPECT_LT(s, 930.0);
+
+    Conn o = open();
+    start(o);
+    write(o, 2);
+    drain();
+    t0 = now_ns_;
+    socks_.erase(std::find(socks_.begin(), socks_.end(), o.s));
+    stk_sock_close(o.s); // orphaned: the FIN and the data go on alone
+    uint64_t last = t0;
+    for (int i = 0; i < 300; i++) {
+        advance(1000);
+        if (!drain().empty())
+            last = now_ns_;
+    }
+    s = (double)(last - t0) / 1e9;
+    EXPECT_GT(s, 50.0) << "gave up too early";
+    EXPECT_LT(s, 105.0) << "an orphan retransmitted past tcp_orphan_retries";
+}
