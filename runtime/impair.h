@@ -124,6 +124,61 @@ uint64_t rt__imp_rand(struct rt__imp *im);
 /** Restart im's generator from seed. */
 void rt__imp_reseed(struct rt__imp *im, uint64_t seed);
 
+/* ---- the port's side (impair_port.c) ----------------------------------- */
+
+struct rte_mbuf;
+
+/** ACCEL_TEST_IMPAIR is set in this process: written once while the data
+ *  path starts, before any frame; read-only after. */
+extern bool rt__impair_on;
+
+/** The hooks' test: one predictable branch when the option is empty. */
+static inline bool
+rt__impair_active(void)
+{
+    return __builtin_expect(rt__impair_on, 0);
+}
+
+/** In start_stack (rt__remote known, no frame yet): the engines of
+ *  ACCEL_TEST_IMPAIR, if set. 0 or -errno (logged). */
+int rt__impair_start(void);
+/** Stack lock held: the n frames queued in v go through the tx
+ *  impairment; those that leave now are put in v (at most RT__MAX_BURST):
+ *  their count. */
+uint32_t rt__impair_tx(struct rte_mbuf **v, uint32_t n);
+/** The same for a joined process's send buffers: n frames of lens[i]
+ *  bytes at base + i * stride are copied out; what leaves now is copied
+ *  back into the first slots (at most RT__MAX_BURST). */
+uint32_t rt__impair_tx_copies(uint8_t *base, size_t stride, uint16_t *lens,
+                              uint32_t n);
+/** Stack lock held: the n frames a receive burst put in v go through the
+ *  rx impairment; those that reach the stack now are put in v (at most
+ *  cap): their count. */
+uint16_t rt__impair_rx(struct rte_mbuf **v, uint16_t n, uint16_t cap);
+/** Held tx frames are due (any thread, no lock). */
+bool rt__impair_tx_due(void);
+/** When held frames (either direction) are due next, UINT64_MAX if none
+ *  (any thread, no lock). */
+uint64_t rt__impair_next_ns(void);
+/** A sleep of timeout_ns (-1: none) cut to end when held frames are due. */
+int64_t rt__impair_cap_wait(int64_t timeout_ns);
+/** Stack lock held, at exit: poll until the held frames left (1 s at
+ *  most), then drop what is left. */
+void rt__impair_exit(void);
+/** fork: the parent draws the child's seed (stack lock held); the child
+ *  (only with the option set) forgets the parent's held frames and takes
+ *  its own stream. */
+void rt__impair_atfork_prepare(void);
+void rt__impair_atfork_child(void);
+
+/** Held tx frames due: the check the tx paths add (a single predictable
+ *  branch when the option is empty). */
+static inline bool
+rt__impair_tx_pending(void)
+{
+    return rt__impair_active() && rt__impair_tx_due();
+}
+
 #ifdef __cplusplus
 }
 #endif

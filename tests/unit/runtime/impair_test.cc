@@ -290,6 +290,23 @@ TEST(ImpairParse, RejectsMalformedWithOneLine)
     }
 }
 
+TEST(ImpairParse, ConfigurationChecksTheOption)
+{
+    Parsed bad(Env{"ACCEL_TEST_IMPAIR=loss=1,delay=x"});
+    EXPECT_EQ(bad.rc, -EINVAL);
+    EXPECT_EQ(bad.err.rfind("ACCEL_TEST_IMPAIR=loss=1,delay=x: 'delay=x' is "
+                            "not MS[:JITTER_MS]",
+                            0),
+              0u)
+        << bad.err;
+    Parsed good(Env{"ACCEL_TEST_IMPAIR=loss=0.3,seed=1"});
+    ASSERT_EQ(good.rc, 0) << good.err;
+    EXPECT_STREQ(good.cfg.test_impair, "loss=0.3,seed=1");
+    Parsed off(Env{"ACCEL_IP=10.0.0.2/24"});
+    ASSERT_EQ(off.rc, 0) << off.err;
+    EXPECT_STREQ(off.cfg.test_impair, "");
+}
+
 // ---- loss, duplication, corruption -----------------------------------------
 
 TEST_F(Impair, LossDropsItsFractionAndKeepsOrder)
