@@ -42,6 +42,7 @@
 
 #include <rte_pause.h>
 
+#include "impair.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -353,6 +354,8 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
             syscall(SYS_prctl, PR_SET_TIMERSLACK, NAP_SLACK_NS, 0UL, 0UL, 0UL);
         }
     }
+    if (rt__impair_active()) /* held frames leave on time */
+        timeout_ns = rt__impair_cap_wait(timeout_ns);
     total = nport + (slot >= 0 ? 1 : 0) + nextra;
     if (total > STACK_PFDS) {
         pfds = malloc(sizeof(*pfds) * (size_t)total);

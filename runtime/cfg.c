@@ -6,7 +6,8 @@
  * file named by ACCEL_PROFILE, then the environment (see "profiles"
  * below), range-checks every value, warns about unknown ACCEL_* names (with the
  * nearest known name as a suggestion) and derives the binary forms of ACCEL_IP,
- * ACCEL_GATEWAY and ACCEL_MAC. A bad value gives -EINVAL and one line naming
+ * ACCEL_GATEWAY and ACCEL_MAC (ACCEL_TEST_IMPAIR is checked with impair.c's
+ * parser). A bad value gives -EINVAL and one line naming
  * the variable, the bad value and the fix. rt_cfg_load() does this once for
  * `environ` into the process-wide rt_cfg; rt_cfg_explain() writes every setting
  * with where it came from (accel-run --explain). Nothing here uses stdio:
@@ -27,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "impair.h"
 #include "log.h"
 
 extern char **environ;
@@ -496,6 +498,16 @@ derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* ACCEL_TEST_IMPAIR: checked here, parsed again when the data path
+ * starts (impair_port.c). */
+static int
+check_impair(const struct rt_cfg *cfg, char *err, size_t errlen)
+{
+    struct rt__imp_spec sp;
+
+    return rt__imp_parse(cfg->test_impair, &sp, err, errlen);
+}
+
 static void
 set_defaults(struct rt_cfg *cfg)
 {
@@ -857,6 +869,8 @@ parse_full(char *const *envp, struct rt_cfg *out, struct origin *orig,
         rc = derive_gateway(out, err, errlen);
     if (rc == 0 && out->mac[0] != '\0')
         rc = derive_mac(out, err, errlen);
+    if (rc == 0 && out->test_impair[0] != '\0')
+        rc = check_impair(out, err, errlen);
     return rc;
 }
 

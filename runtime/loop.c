@@ -13,6 +13,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "impair.h"
 #include "rt.h"
 #include "rt_int.h"
 #include "stats.h"
@@ -39,7 +40,8 @@ rt__tx_due(void)
     uint32_t q = rt__port.ntx + stk_output_pending();
 
     return (q > 0 && (!rt_tx_defer || q * 2 >= rt__port.burst)) ||
-           atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) > 0;
+           atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) > 0 ||
+           rt__impair_tx_pending();
 }
 
 void
@@ -67,7 +69,8 @@ rt_flush(void)
      * that this read is defined); up is checked under the lock. */
     if (__atomic_load_n(&rt__port.ntx, __ATOMIC_RELAXED) == 0 &&
         stk_output_pending() == 0 &&
-        atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0)
+        atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0 &&
+        !rt__impair_tx_pending())
         return;
     rt_lock();
     if (rt__port.up)
@@ -210,6 +213,8 @@ rx_burst_input(uint64_t *bytes)
                               (uint16_t)(rt__port.burst - n));
     if (rt__port.nq > 1)
         first_q = (uint16_t)((first_q + 1) % rt__port.nq);
+    if (rt__impair_active()) /* ACCEL_TEST_IMPAIR, dir=rx */
+        n = rt__impair_rx(pkts, n, (uint16_t)rt__port.burst);
     for (uint16_t i = 0; i < n; i++) {
         struct rte_mbuf *m = pkts[i];
 
@@ -265,6 +270,11 @@ rt_next_timer_ms(void)
     uint64_t now = rt_now_ns();
     uint64_t d = atomic_load_explicit(&timer_deadline_ns, memory_order_relaxed);
 
+    /* Frames ACCEL_TEST_IMPAIR holds leave when due. */
+    if (rt__impair_active()) {
+        uint64_t h = rt__impair_next_ns();
+        d = h < d ? h : d;
+    }
     if (d <= now)
         return 0;
     /* Frames wait in the tx backlog: try the ring again within 1 ms. */

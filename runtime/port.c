@@ -31,6 +31,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "impair.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -164,8 +165,11 @@ configure(uint16_t port_id, const struct rt_cfg *cfg,
     /* memif is shared memory between two processes of this host: no wire
      * can corrupt a frame, so the receive checksums are not checked
      * (Linux's loopback does the same). Transmitted frames keep theirs
-     * for whatever the peer is. */
-    if (info->driver_name != NULL && strstr(info->driver_name, "memif"))
+     * for whatever the peer is. Unless ACCEL_TEST_IMPAIR is set: its
+     * corrupt= (the peer's or its own dir=rx) must be caught as a wire's
+     * would be. */
+    if (info->driver_name != NULL && strstr(info->driver_name, "memif") &&
+        cfg->test_impair[0] == '\0')
         *csum_flags |= STK_CSUM_RX_IP | STK_CSUM_RX_L4;
     if (info->max_mtu >= cfg->mtu && info->min_mtu <= cfg->mtu)
         conf.rxmode.mtu = cfg->mtu;
@@ -456,7 +460,8 @@ void
 rt__tx_flush(void)
 {
     if (rt__port.ntx == 0 &&
-        atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0)
+        atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0 &&
+        !rt__impair_tx_pending())
         return;
     if (rt__remote)
         rt__rm_flush();
@@ -552,6 +557,8 @@ rt__port_atfork_child(void)
     bl.head = 0;
     bl.stuck_ns = 0;
     bl_set_count(0);
+    if (rt__impair_active())
+        rt__impair_atfork_child();
 }
 
 void
@@ -562,6 +569,12 @@ rt__tx_flush_locked(void)
     /* A memif map behind in this process (share_memif.c): no burst. */
     int tries = rt__shared && rt__mf_stale() ? 0 : TX_RETRIES;
 
+    if (rt__impair_active()) {
+        /* ACCEL_TEST_IMPAIR (impair_port.c): the queued frames go through
+         * it; those that leave now, held ones first, take their place. */
+        n = rt__impair_tx(rt__port.txbuf, n);
+        __atomic_store_n(&rt__port.ntx, n, __ATOMIC_RELAXED);
+    }
     if (n == 0 && bl.n == 0)
         return;
     /* The backlog first, oldest first, so a connection's frames keep

@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "impair.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -257,6 +258,10 @@ rt__rm_flush(void)
     uint64_t bytes = 0;
     int tries = 0;
 
+    if (rt__impair_active()) { /* ACCEL_TEST_IMPAIR (impair_port.c) */
+        n = rt__impair_tx_copies(txf[0], RM_FRAME, txlen, n);
+        __atomic_store_n(&rt__port.ntx, n, __ATOMIC_RELAXED);
+    }
     if (n == 0)
         return;
     /* An owner on record before its SYN or SYN-ACK leaves. */

@@ -23,6 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "impair.h"
 #include "log.h"
 #include "pkt_repair.h"
 #include "rt.h"
@@ -626,6 +627,8 @@ rx_queues(uint64_t now, uint64_t *bytes)
                                     (uint16_t)(rt__port.burst - got));
             rt__sh_q_unlock(q);
         }
+        if (rt__impair_active()) /* ACCEL_TEST_IMPAIR, dir=rx */
+            got = rt__impair_rx(pkts, got, (uint16_t)rt__port.burst);
         ns = take_own(pkts, got, bytes, true);
         if (ns > 0) {
             rt__sh_port_lock();
@@ -682,6 +685,8 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
     do {
         got = rte_eth_rx_burst(rt__port.port_id, 0, pkts,
                                (uint16_t)rt__port.burst);
+        if (rt__impair_active()) /* ACCEL_TEST_IMPAIR, dir=rx */
+            got = rt__impair_rx(pkts, got, (uint16_t)rt__port.burst);
         ns = take_own(pkts, got, bytes, false);
         for (uint16_t i = 0; i < ns; i++)
             dispatch(pkts[i]);

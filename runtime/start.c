@@ -27,6 +27,7 @@
 #include <rte_ethdev.h>
 #include <rte_log.h>
 
+#include "impair.h"
 #include "inlib.h"
 #include "log.h"
 #include "rt.h"
@@ -245,6 +246,7 @@ port_close_at_exit(void)
             stk_close_all_at_exit();
             rt__tx_send_all();
             linger_at_exit();
+            rt__impair_exit();
             if (rt__share_exit() && rt__mf_may_close()) {
                 rt__port_close(port_id);
                 rte_eth_dev_close(port_id);
@@ -278,6 +280,9 @@ start_stack(struct stk_netif_cfg *nc)
         nc->link.tx_send = rt__tx_send;
     }
     nc->link.ctx = NULL;
+    rc = rt__impair_start();
+    if (rc != 0)
+        return rc;
     rt__loop_reset();
     rt__isn_key_load();
     rt_lock();
@@ -461,6 +466,7 @@ rt_atfork_prepare(void)
     /* Deferred output leaves from the parent: the child's copy of the
      * list would send the same segments again. */
     stk_output_flush();
+    rt__impair_atfork_prepare();
     fork_shares = rt__share_prepare();
 }
 
