@@ -725,3 +725,61 @@ TEST_F(Loss, DeadPathTimesOutAsLinux)
     EXPECT_GT(s, 50.0) << "gave up too early";
     EXPECT_LT(s, 105.0) << "an orphan retransmitted past tcp_orphan_retries";
 }
+
+// A sender may send past the receive window's edge (a larger window from
+// an older, reordered ACK): an out-of-order segment that ends beyond it is
+// trimmed to the window (lwIP patch 0013), so the segment that fills the
+// gap does not take more than the window (lwIP asserted and its window
+// wrapped), no SACK covers what was trimmed, and the rest is taken when
+// sent again.
+TEST_F(Loss, OutOfOrderSegmentPastTheWindowIsTrimmed)
+{
+    stk_sock *l = tcp_sock();
+    int rb = 4096;
+    ASSERT_EQ(stk_sock_setsockopt(l, SOL_SOCKET, SO_RCVBUF, &rb, 4), 0);
+    ASSERT_EQ(bind_port(l, 7000, 0), 0);
+    ASSERT_EQ(stk_sock_listen(l, 4), 0);
+    Conn c = passive_open(l, 7000, 45000);
+    ASSERT_NE(c.s, nullptr);
+    Bytes sent;
+    uint32_t space = 0;
+    for (int i = 0; i < 400; i++) {
+        space = info(c.s).tcpi_rcv_space;
+        if (space < 1000)
+            break;
+        Bytes b = pattern(500, (uint8_t)i);
+        sent.insert(sent.end(), b.begin(), b.end());
+        peer_send(c, b);
+        drain();
+    }
+    ASSERT_LT(space, 1000u);
+    ASSERT_GT(space, 100u);
+    uint32_t edge = c.snd + space;
+    Bytes gap = pattern(100, 1), far = pattern(1448, 2);
+    uint32_t start = c.snd;
+    c.snd = start + 100;
+    peer_send(c, far); // out of order, ends past the edge
+    for (const Pkt &p : drain())
+        for (const Block &b : p.sacks)
+            EXPECT_TRUE(leq(b.second, edge)) << "SACK past the window";
+    c.snd = start;
+    peer_send(c, gap); // fills the gap
+    std::vector<Pkt> v = drain();
+    ASSERT_FALSE(v.empty());
+    EXPECT_EQ(v.back().ack, edge) << "the window's worth was taken";
+    EXPECT_EQ(stk_test_asserts(), 0);
+    // The application reads; the peer sends the rest again.
+    Bytes got, in;
+    while (recv_bytes(c.s, &in, 100000, MSG_DONTWAIT) > 0)
+        got.insert(got.end(), in.begin(), in.end());
+    drain();
+    c.snd = edge;
+    uint32_t rest = start + 100 + 1448 - edge;
+    peer_send(c, Bytes(far.end() - rest, far.end()));
+    drain();
+    while (recv_bytes(c.s, &in, 100000, MSG_DONTWAIT) > 0)
+        got.insert(got.end(), in.begin(), in.end());
+    sent.insert(sent.end(), gap.begin(), gap.end());
+    sent.insert(sent.end(), far.begin(), far.end());
+    EXPECT_EQ(got, sent);
+}
