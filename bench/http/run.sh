@@ -125,23 +125,12 @@ NGX
 }
 
 # The nginx processes: SPID is the master (or the only process); the
-# worker is its child. CPU of a worker that exited and was reaped is in the
-# master's cutime/cstime.
+# worker is its child (server_ticks, bench/lib/common.sh, counts both).
 worker_pid() {
     if [[ $MASTER == off ]]; then echo "$SPID"; else pgrep -P "$SPID" | head -1; fi
 }
 has_worker() { [[ -n $(worker_pid) ]]; }
 worker_or_gave_up() { has_worker || grep -q "cannot be respawned" "$1"; }
-server_ticks() {
-    local t c ct
-    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$SPID/stat" 2>/dev/null)
-    [[ -n $t ]] || return 1
-    for c in $(pgrep -P "$SPID"); do
-        ct=$(cpu_ticks "$c")
-        t=$((t + ${ct:-0}))
-    done
-    echo "$t"
-}
 lines() { if [[ -f $1 ]]; then wc -l <"$1"; else echo 0; fi; }
 nolog() { grep -hv "stats:" "$@" 2>/dev/null; } # log lines without ACCEL_STATS
 

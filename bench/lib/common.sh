@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Helpers shared by the benchmarks' run.sh (bench/http, bench/latency).
+# Helpers shared by the benchmarks' run.sh (bench/http, latency, redis, loss).
 # Sourced, not run: source it right after setting HERE (the benchmark's
 # directory), parse the options with bench_opt, then source
 # tests/lib/netns.sh and call bench_files.
@@ -114,6 +114,20 @@ timed_client() {
         --wall-ms $((m1[2] - m0[2])))
 }
 
+# server_ticks: CPU ticks of the server SPID and its children (nginx's
+# master and worker: a worker that exited and was reaped counts in the
+# master's cutime/cstime); fails when SPID is gone. Needs netns.sh.
+server_ticks() {
+    local t c ct
+    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$SPID/stat" 2>/dev/null)
+    [[ -n $t ]] || return 1
+    for c in $(pgrep -P "$SPID"); do
+        ct=$(cpu_ticks "$c")
+        t=$((t + ${ct:-0}))
+    done
+    echo "$t"
+}
+
 # c2c_build: compile lib/c2c.c (a cache line bounced between two CPUs) to
 # $T/c2c and record the meta c2c_how; C2C is its path, or empty when there
 # is nothing to measure (one CPU) or it does not compile (logged; the run
@@ -180,14 +194,16 @@ bench_report() {
 
 # check_points LABEL: pass or fail every point of $RAW by its ok field;
 # LABEL is a Python format string over the point's fields naming it. A
-# failed accelerated point only warns with --smoke.
+# failed accelerated point only warns with --smoke, unless the benchmark
+# set CHECK_STRICT=1 (its smoke run is a test of the accelerated points).
+CHECK_STRICT=0
 check_points() {
     local series ok what reason
     while IFS=$'\t' read -r series ok what reason; do
         what="point $what"
         if [[ $ok == True ]]; then
             pass "$what"
-        elif [[ $series == kernel ]] || ((!SMOKE)); then
+        elif [[ $series == kernel ]] || ((!SMOKE || CHECK_STRICT)); then
             check_fail "$what: $reason"
         else
             log "WARN: $what failed (not fatal with --smoke): $reason"
