@@ -5,7 +5,8 @@ usage: lossparse.py --direction sender|receiver --series kernel|accel
                     --point SPEC --round N --size BYTES --want-sha HEX
                     [--fetch FILE] [--server-log FILE]
                     [--nstat-k BEFORE,AFTER] [--nstat-a BEFORE,AFTER]
-                    [--impair BEFORE,AFTER] [--client-cpu FILE]
+                    [--impair BEFORE,AFTER] [--impaird-ticks T]
+                    [--client-cpu FILE]
                     [--server-ticks T] [--machine-ticks T --steal-ticks T
                     --wall-ms MS] [--failed REASON] [--note TEXT]
                     [--log-prefix TEXT]
@@ -34,7 +35,8 @@ import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
-from benchlib import add_cpu_args, client_cpu, cpu_accounting, read, tail, wall_s  # noqa: E402
+from benchlib import (  # noqa: E402
+    CLK_TCK, add_cpu_args, client_cpu, cpu_accounting, read, tail, wall_s)
 
 # name: (accel's counter(s), the kernel's nstat counter(s)); sums of each.
 SENDER_KEYS = {
@@ -140,6 +142,7 @@ def main():
     ap.add_argument("--nstat-k")
     ap.add_argument("--nstat-a")
     ap.add_argument("--impair")
+    ap.add_argument("--impaird-ticks", type=int, help="accel-impaird's CPU ticks in the transfer")
     add_cpu_args(ap)
     a = ap.parse_args()
 
@@ -170,6 +173,10 @@ def main():
     if cpu and cpu["timed_out"]:
         reasons.append("the client did not exit in time (killed)")
     cpu_accounting(p, a)
+    # The impairment's daemon is part of the setup, not other work.
+    p["impaird_cpu_s"] = None if a.impaird_ticks is None else a.impaird_ticks / CLK_TCK
+    if p["impaird_cpu_s"] is not None and p["other_cpu_s"] is not None:
+        p["other_cpu_s"] = max(0.0, p["other_cpu_s"] - p["impaird_cpu_s"])
 
     accel_side = "server" if a.direction == "sender" else "client"
     dump = read(a.server_log) if accel_side == "server" else text

@@ -112,8 +112,9 @@ def sender_get(key):
 
 
 def summary(all_points, meta):
-    """Per direction and point: the median ratio, every round's, and the
-    medians of the figures the targets use."""
+    """Per direction and point: the median ratio and every round's, and per
+    series the median time and every round's longest stall and sender
+    retransmissions (what the targets use)."""
     out = []
     for d in directions_of(all_points):
         for pt in point_order(all_points, meta):
@@ -348,8 +349,10 @@ def conditions(meta, all_points):
          "in accel-k in both series: its retransmissions show how each receiver's ACKs "
          "and SACKs served it.",
          "* DPDK %s; accel env: `%s`." % (meta.get("dpdk") or "?", meta.get("accel_env", "")),
-         "* Other work: busy CPU time of the whole machine during the transfer minus "
-         "nginx's and the client's, in %% of %s CPUs%s." % (
+         "* Other work: busy CPU time of the whole machine during the transfer (/proc/stat, "
+         "softirq included) minus nginx's, the client's and accel-impaird's, in %% of %s "
+         "CPUs: other programs on this shared machine, and the kernel's network work done "
+         "outside any of those processes (veth delivery and netfilter on an idle CPU)%s." % (
              meta["cpus"], busy_note(all_points, meta, "times are longer and the ratios "
                                      "less reliable"))]
     paths = sorted({x for p in all_points for x in (p.get("data_path") or [])})

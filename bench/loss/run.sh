@@ -231,22 +231,25 @@ nginx_stop() {
     cat "$T/$SNAME.err" "$T/$SNAME.error.log" >"$T/$SNAME.stats" 2>/dev/null
 }
 
-
 # --- one transfer -------------------------------------------------------------
 
-# snap F: nstat of both namespaces and the impairment's counters, to
-# F.nk, F.na, F.imp.
+# snap F: nstat of both namespaces, the impairment's counters and
+# accel-impaird's CPU ticks (when it runs), to F.nk, F.na, F.imp, F.dt.
 snap() {
+    local dpid
     K nstat -asz --json >"$1.nk" 2>/dev/null
     A nstat -asz --json >"$1.na" 2>/dev/null
     impair --show >"$1.imp" 2>/dev/null
+    dpid=$(sed -n 's/^daemon_pid=//p' "$1.imp")
+    : >"$1.dt"
+    [[ -z $dpid ]] || cpu_ticks "$dpid" >"$1.dt"
 }
 
 # transfer DIRECTION SERIES PI CMODE URL [CLIENT_ENV...]: fetch.py in
 # CMODE pinned to CPU_CLIENT gets URL; the figures of the transfer go to
 # $RAW (point POINTS[PI], round ROUND). The server (SPID) is up.
 transfer() {
-    local dir=$1 series=$2 pi=$3 cmode=$4 url=$5 f t0 t1
+    local dir=$1 series=$2 pi=$3 cmode=$4 url=$5 f t0 t1 d0 d1
     shift 5
     f=$T/$dir-$series-p$pi-r$ROUND
     snap "$f.0"
@@ -255,9 +258,12 @@ transfer() {
     timed_client "$f.cpu" $((XFER_LIMIT + 10)) "$f.out"
     t1=$(server_ticks)
     snap "$f.1"
+    d0=$(cat "$f.0.dt")
+    d1=$(cat "$f.1.dt")
     XFER_ARGS=(--fetch "$f.out" --client-cpu "$f.cpu" --nstat-k "$f.0.nk,$f.1.nk"
         --nstat-a "$f.0.na,$f.1.na" --impair "$f.0.imp,$f.1.imp"
-        ${t0:+${t1:+--server-ticks $((t1 - t0))}} "${MACHINE_ARGS[@]}")
+        ${t0:+${t1:+--server-ticks $((t1 - t0))}} ${d0:+${d1:+--impaird-ticks $((d1 - d0))}}
+        "${MACHINE_ARGS[@]}")
 }
 
 # record DIRECTION SERIES PI [PARSER_ARGS...]: one JSON line in $RAW.
