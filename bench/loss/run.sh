@@ -138,11 +138,15 @@ impair() { ACCEL_LAB_IMPAIRD=${IT_IMPAIRD:-} "$ACCEL_LAB" impair "$@"; }
 
 # --- the kernel's congestion control ----------------------------------------
 # A netns other than the initial one may only pick an algorithm listed in
-# the initial netns's tcp_allowed_congestion_control: add KCC there, then
-# set it in both lab namespaces before any kernel socket of the benchmark
-# exists (a socket takes the default when it is created). cc_restore puts
-# back all three, from the EXIT trap too.
-CC_SAVED=()
+# the initial netns's tcp_allowed_congestion_control: add KCC there when it
+# is missing, then set it in both lab namespaces before any kernel socket of
+# the benchmark exists (a socket takes the default when it is created).
+# cc_restore, from the EXIT trap too, puts back the namespaces' defaults and
+# takes out of the list only what cc_setup added (another program may have
+# changed the list meanwhile; a namespace keeps its default when the list
+# changes later).
+CC_ADDED=0
+CC_SAVED=() # "NETNS ALGORITHM": each namespace's default before the run
 cc_setup() {
     local allowed ns
     grep -qw -- "$KCC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
@@ -150,31 +154,37 @@ cc_setup() {
     grep -qw -- "$KCC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
         fail "--kernel-cc $KCC: not available ($(cat /proc/sys/net/ipv4/tcp_available_congestion_control))"
     allowed=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
-    CC_SAVED+=("root allowed $allowed")
     if ! grep -qw -- "$KCC" <<<"$allowed"; then
         sysctl -qw "net.ipv4.tcp_allowed_congestion_control=$allowed $KCC" ||
             fail "cannot add $KCC to net.ipv4.tcp_allowed_congestion_control"
+        CC_ADDED=1
     fi
     for ns in "$NS_A" "$NS_K"; do
-        CC_SAVED+=("$ns cc $(ip netns exec "$ns" sysctl -n net.ipv4.tcp_congestion_control)")
+        CC_SAVED+=("$ns $(ip netns exec "$ns" sysctl -n net.ipv4.tcp_congestion_control)")
         ip netns exec "$ns" sysctl -qw "net.ipv4.tcp_congestion_control=$KCC" ||
             fail "cannot set net.ipv4.tcp_congestion_control=$KCC in $ns"
     done
-    log "kernel congestion control: $KCC in $NS_A and $NS_K (was ${CC_SAVED[*]:1})"
+    log "kernel congestion control: $KCC in $NS_A and $NS_K (defaults before: ${CC_SAVED[*]})$(
+        ((CC_ADDED)) && echo "; $KCC added to the allowed list ($allowed)")"
 }
 cc_restore() {
-    local i where what val
-    for ((i = ${#CC_SAVED[@]} - 1; i >= 0; i--)); do
-        read -r where what val <<<"${CC_SAVED[$i]}"
-        if [[ $where == root ]]; then
-            sysctl -qw "net.ipv4.tcp_allowed_congestion_control=$val"
-        else
-            ip netns exec "$where" sysctl -qw "net.ipv4.tcp_congestion_control=$val" 2>/dev/null
-        fi
+    local e now
+    for e in "${CC_SAVED[@]}"; do
+        ip netns exec "${e% *}" sysctl -qw "net.ipv4.tcp_congestion_control=${e#* }" 2>/dev/null
     done
     CC_SAVED=()
+    if ((CC_ADDED)); then
+        now=$(sysctl -n net.ipv4.tcp_allowed_congestion_control | tr ' ' '\n' | grep -vx -- "$KCC" |
+            paste -sd' ')
+        sysctl -qw "net.ipv4.tcp_allowed_congestion_control=$now"
+        CC_ADDED=0
+    fi
 }
-trap 'rc=$?; impair --off >/dev/null 2>&1; cc_restore; (exit $rc); cleanup' EXIT
+# At exit, interrupted or not: no impairment, the kernel's settings back,
+# and no kernel IP left on accel-a's veth (a later lab_up refuses it).
+trap 'rc=$?; impair --off >/dev/null 2>&1; cc_restore
+    [[ -z ${VETH_A:-} ]] || A ip addr del "$AIP/24" dev "$VETH_A" 2>/dev/null
+    (exit $rc); cleanup' EXIT
 
 # --- servers ------------------------------------------------------------------
 
