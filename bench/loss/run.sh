@@ -55,6 +55,11 @@
 # too), 1 otherwise, 2 on bad arguments, 4 when not root. ACCEL_LAB_TAG
 # selects a private lab; ACCEL_LAB_IMPAIR_CPU, when set, pins accel-impaird
 # there for every point.
+
+# Unset variables are errors; not pipefail: the shared helpers
+# (tests/lib/netns.sh) end pipes with grep -q, whose early exit can fail the
+# writer with SIGPIPE.
+set -u
 HERE=$(dirname "$(readlink -f "$0")")
 . "$HERE/../lib/common.sh"
 ROUNDS=1
