@@ -174,6 +174,7 @@ unsigned short stk_chksum(const void *data, int len);
 #define LWIP_HOOK_TCP_OUTPUT_MAY_SEND(pcb, seg) stk_tcp_may_send((pcb), (seg))
 #define LWIP_HOOK_TCP_SEG_SENT(pcb, seg) stk_tcp_seg_sent((pcb), (seg))
 #define LWIP_HOOK_TCP_PCB_FREE(pcb) stk_tcp_pcb_free(pcb)
+#define LWIP_HOOK_TCP_UNACKED_TAIL(pcb) stk_tcp_unacked_tail(pcb)
 #define LWIP_HOOK_TCP_DSACK_SET(pcb, l, r) stk_tcp_dsack_set((pcb), (l), (r))
 #define LWIP_HOOK_TCP_DSACK_PENDING(pcb) stk_tcp_dsack_pending(pcb)
 #define LWIP_HOOK_TCP_DSACK_GET(pcb, l, r) stk_tcp_dsack_get((pcb), (l), (r))

@@ -71,6 +71,8 @@ int stk_tcp_may_send(struct tcp_pcb *pcb, struct tcp_seg *seg);
 void stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg);
 /** pcb is about to be freed. */
 void stk_tcp_pcb_free(struct tcp_pcb *pcb);
+/** The last segment of pcb->unacked, or NULL (patch 0014). */
+struct tcp_seg *stk_tcp_unacked_tail(struct tcp_pcb *pcb);
 
 /* The receiver (patch 0009; stack/tcp_rx.c): D-SACK blocks, and the
  * out-of-order segments' bounds. */

@@ -16,6 +16,7 @@
 
 #include "lwip/mem.h"
 
+#include "stk_hooks.h"
 #include "stk_test.h"
 
 #include "stk_priv.h"
@@ -108,6 +109,15 @@ stk__rtx_pop(struct stk_tcp_ext *x)
 
     q->head = (q->head + 1) & (q->cap - 1);
     q->n--;
+}
+
+struct tcp_seg *
+stk_tcp_unacked_tail(struct tcp_pcb *pcb)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    uint32_t n = stk__rtx_count(x);
+
+    return n > 0 ? stk__rtx_at(x, n - 1)->seg : NULL;
 }
 
 void
