@@ -3,7 +3,10 @@
  * thread is inside the library (or the progress thread) with the lock held:
  * an rx burst whose frames are copied into the stack with stk_input(), the
  * lwIP timers when their deadline has passed, and a tx flush of everything
- * the stack queued. The clock is read once per turn (stk_clock_turn). The timer
+ * the stack queued. The clock is read once per rx burst (stk_clock_turn):
+ * segments sent and ACKs taken in one burst share a time, as Linux's
+ * per-segment tcp_mstamp, and a turn of several bursts (or one the
+ * scheduler preempted) never measures an RTT against a stale clock. The timer
  * deadline is re-read from the stack on every turn (the stack may have
  * scheduled a new timer since) and kept in an atomic, so rt_next_timer_ms() can
  * be read without the lock by threads about to sleep.
@@ -248,9 +251,9 @@ rt_poll(void)
         return poll_remote();
     if (rt__shared)
         return poll_shared();
-    now = rt_now_ns();
-    stk_clock_turn(now);
     do {
+        now = rt_now_ns();
+        stk_clock_turn(now);
         got = rx_burst_input(&bytes);
         n += got;
     } while (rt__rx_again(got, n));

@@ -211,6 +211,9 @@ rt__rm_drain(void)
     while (h != t && n < (int)rt__port.rx_budget) {
         const struct sh_cell *c = &x->c[h & (SH_XCELLS - 1)];
 
+        /* Each burst of frames its own time (see loop.c). */
+        if (n != 0 && n % rt__port.burst == 0)
+            stk_clock_turn(rt_now_ns());
         stk_input_lid(c->data, c->len, c->lid); /* copies the frame */
         atomic_store_explicit(&x->head, ++h, memory_order_release);
         n++;

@@ -468,6 +468,9 @@ rt__share_drain(void)
         atomic_store(&rt__sh->slot[rt__sh_me].active, true);
     while (n < (int)rt__port.rx_budget &&
            (m = rt__sh_ring_get(&rt__sh->slot[rt__sh_me].rx)) != NULL) {
+        /* Each burst of frames its own time (see loop.c). */
+        if (n != 0 && n % rt__port.burst == 0)
+            stk_clock_turn(rt_now_ns());
         stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
                       m->hash.usr);
         rt__mbuf_recycle(m);
@@ -617,6 +620,7 @@ rx_queues(uint64_t now, uint64_t *bytes)
     start = rt__sh_myq >= 0 ? (uint16_t)rt__sh_myq : 0;
     do {
         got = 0;
+        stk_clock_turn(rt_now_ns()); /* per burst: see loop.c */
         for (uint16_t k = 0; k < rt__port.nq && got < rt__port.burst; k++) {
             uint16_t q = (uint16_t)((start + k) % rt__port.nq);
 

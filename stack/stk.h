@@ -65,9 +65,9 @@ void stk_timers(void);
 /** Milliseconds until the next lwIP timer (>= 0). */
 uint32_t stk_next_timer_ms(void);
 
-/** A poll turn begins (now_ns, the runtime clock) or ends (0): within the
- *  turn the stack reads this time instead of the clock (one clock read per
- *  turn; lwIP's timers have millisecond resolution). */
+/** A poll turn (or its next rx burst) begins at now_ns, the runtime clock,
+ *  or the turn ends (0): until then the stack reads this time instead of
+ *  the clock. Set it before each burst: TCP measures RTTs with it. */
 void stk_clock_turn(uint64_t now_ns);
 
 /** True when addr (network order) is reachable through the netif: on its

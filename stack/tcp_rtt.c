@@ -92,7 +92,11 @@ stk__rtt_sample(struct tcp_pcb *pcb, uint32_t rtt_us, uint32_t ca_rtt_us,
     int64_t m = rtt_us ? rtt_us : 1;
     uint32_t srtt = x->srtt_us, rto_min = stk__tcp_rto_min_us;
 
-    min_update(x, (uint32_t)(now / 1000000u), ca_rtt_us ? ca_rtt_us : 1);
+    /* A zero sample says the clock was stale, not that the path is
+     * instantaneous: it would pin the minimum (and RACK's reordering
+     * window) at nothing for minutes. Linux files it as one jiffy. */
+    if (ca_rtt_us != 0)
+        min_update(x, (uint32_t)(now / 1000000u), ca_rtt_us);
     if (srtt != 0) {
         m -= srtt >> 3; /* the error of the estimate */
         srtt = (uint32_t)((int64_t)srtt + m);
