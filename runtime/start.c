@@ -261,6 +261,37 @@ port_close_at_exit(void)
     }
 }
 
+/* ACCEL_TCP_CC's algorithm. "kernel": the one the kernel gives new TCP
+ * sockets of this process's network namespace, when the stack has it. */
+static int
+tcp_cc_choice(void)
+{
+    const char *w = rt_cfg_enum_word("ACCEL_TCP_CC", rt_cfg.tcp_cc);
+    char name[64] = "";
+    FILE *f;
+    int cc;
+
+    if (strcmp(w, "kernel") != 0)
+        return stk_tcp_cc_find(w);
+    f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "re");
+    if (f != NULL) {
+        if (fgets(name, sizeof(name), f) == NULL)
+            name[0] = '\0';
+        fclose(f);
+    }
+    name[strcspn(name, "\n")] = '\0';
+    cc = name[0] != '\0' ? stk_tcp_cc_find(name) : -1;
+    if (cc < 0) {
+        RT_INFO("tcp",
+                "the kernel's TCP congestion control \"%s\" "
+                "(net.ipv4.tcp_congestion_control) is not one accel has: "
+                "using cubic (ACCEL_TCP_CC=cubic|reno|bbr chooses)",
+                name);
+        cc = stk_tcp_cc_find("cubic");
+    }
+    return cc;
+}
+
 /* The stack on top of the port (or the joined port), then the progress
  * thread; the port's owner also serves joins. */
 static int
@@ -288,7 +319,7 @@ start_stack(struct stk_netif_cfg *nc)
     rt_lock();
     {
         struct stk_tcp_cfg tc = {.rto_min_ms = rt_cfg.tcp_rto_min_ms,
-                                 .cc = rt_cfg.tcp_cc};
+                                 .cc = tcp_cc_choice()};
 
         stk_tcp_configure(&tc); /* both in range: checked by rt_cfg */
     }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <netinet/tcp.h>
 #include <string.h>
 /* glibc's TCP_MSS (512) is not lwIP's TCP_MSS option (lwipopts.h). */
@@ -18,6 +19,7 @@
 
 #include "log.h"
 #include "stk_priv.h"
+#include "tcp_snd.h"
 
 #define TCP_CA_NAME_MAX 16 /* Linux's, not in the libc headers */
 
@@ -144,7 +146,7 @@ set_congestion(struct stk_sock *s, const void *val, socklen_t len)
             warned = true;
             RT_WARN("tcp",
                     "TCP_CONGESTION \"%s\" is not implemented by accel: "
-                    "connections keep %s (accel has cubic and reno)",
+                    "connections keep %s (accel has cubic, reno and bbr)",
                     name,
                     stk_tcp_cc_name(s->cc >= 0 ? s->cc : stk_tcp_cc_default()));
         }
@@ -290,9 +292,53 @@ eff_mss(const struct stk_sock *s)
     return mss;
 }
 
+/* Linux's struct tcp_info goes on past glibc's (linux/tcp.h, which cannot
+ * be included with netinet/tcp.h): the fields up to tcpi_snd_wnd, at
+ * Linux's offsets. A larger buffer gets these 232 bytes, as from a kernel
+ * of that version. */
+struct tcp_info_linux {
+    struct tcp_info base; /* glibc's: up to tcpi_total_retrans */
+    uint64_t tcpi_pacing_rate, tcpi_max_pacing_rate;
+    uint64_t tcpi_bytes_acked, tcpi_bytes_received;
+    uint32_t tcpi_segs_out, tcpi_segs_in, tcpi_notsent_bytes, tcpi_min_rtt;
+    uint32_t tcpi_data_segs_in, tcpi_data_segs_out;
+    uint64_t tcpi_delivery_rate, tcpi_busy_time, tcpi_rwnd_limited;
+    uint64_t tcpi_sndbuf_limited;
+    uint32_t tcpi_delivered, tcpi_delivered_ce;
+    uint64_t tcpi_bytes_sent, tcpi_bytes_retrans;
+    uint32_t tcpi_dsack_dups, tcpi_reord_seen, tcpi_rcv_ooopack, tcpi_snd_wnd;
+};
+_Static_assert(offsetof(struct tcp_info_linux, tcpi_pacing_rate) == 104,
+               "Linux's tcp_info layout");
+_Static_assert(offsetof(struct tcp_info_linux, tcpi_delivery_rate) == 160,
+               "Linux's tcp_info layout");
+_Static_assert(offsetof(struct tcp_info_linux, tcpi_snd_wnd) == 228,
+               "Linux's tcp_info layout");
+_Static_assert(sizeof(struct tcp_info_linux) == 232, "Linux's tcp_info size");
+
+/* The pacing rate Linux reports (tcp_update_pacing_rate) when the
+ * algorithm sets none: 2x cwnd per SRTT in slow start, else 1.2x. */
+static uint64_t
+pacing_rate(const struct tcp_pcb *pcb, uint32_t mss)
+{
+    const struct stk_tcp_ext *x = &pcb->acc;
+    uint64_t rate;
+    uint32_t w = x->cwnd > x->packets_out ? x->cwnd : x->packets_out;
+
+    if (x->pacing_rate != 0)
+        return x->pacing_rate;
+    if (x->srtt_us == 0)
+        return UINT64_MAX;
+    rate = (uint64_t)mss * ((1000000u / 100u) << 3);
+    rate *= x->cwnd < x->ssthresh / 2 ? 200u : 120u;
+    rate *= w;
+    return rate / x->srtt_us;
+}
+
 static int
 get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
 {
+    struct tcp_info_linux tl;
     struct tcp_info ti;
     socklen_t n;
 
@@ -333,8 +379,30 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
         ti.tcpi_rcv_space = pcb->rcv_wnd;
         ti.tcpi_total_retrans = x->total_retrans;
     }
-    n = *len < (socklen_t)sizeof(ti) ? *len : (socklen_t)sizeof(ti);
-    memcpy(val, &ti, (size_t)n);
+    memset(&tl, 0, sizeof(tl));
+    tl.base = ti;
+    tl.tcpi_max_pacing_rate = UINT64_MAX;
+    if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
+        const struct tcp_pcb *pcb = s->pcb.tcp;
+        const struct stk_tcp_ext *x = &pcb->acc;
+        uint32_t mss = (uint32_t)eff_mss(s);
+
+        tl.tcpi_pacing_rate = pacing_rate(pcb, mss);
+        if (stk__min_rtt_us(x) != UINT32_MAX)
+            tl.tcpi_min_rtt = stk__min_rtt_us(x);
+        if (x->rate_interval_us != 0)
+            tl.tcpi_delivery_rate = (uint64_t)x->rate_delivered * mss *
+                                    1000000u / x->rate_interval_us;
+        /* tcpi_delivery_rate_app_limited: bit 0 of the byte after the
+         * window scales (padding in glibc's struct). */
+        if (x->rate_app_limited)
+            ((uint8_t *)&tl)[7] |= 1u;
+        tl.tcpi_delivered = x->delivered;
+        tl.tcpi_reord_seen = x->reord_seen;
+        tl.tcpi_snd_wnd = pcb->snd_wnd;
+    }
+    n = *len < (socklen_t)sizeof(tl) ? *len : (socklen_t)sizeof(tl);
+    memcpy(val, &tl, (size_t)n);
     *len = n;
     return 0;
 }

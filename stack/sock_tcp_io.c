@@ -174,6 +174,7 @@ stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
     avail = stk__tcp_snd_avail(s);
     if (avail == 0)
         return -EAGAIN;
+    stk__tcp_check_app_limited(pcb);
     for (i = 0; i < (size_t)msg->msg_iovlen && avail > 0; i++) {
         const uint8_t *base = msg->msg_iov[i].iov_base;
         size_t len = msg->msg_iov[i].iov_len, off = 0;

@@ -134,6 +134,11 @@ struct stk_lgroup {
     uint32_t n;
 };
 
+/* tcp_rate.c */
+/** The application is about to write: is the sender app-limited (Linux's
+ *  tcp_rate_check_app_limited)? */
+void stk__tcp_check_app_limited(struct tcp_pcb *pcb);
+
 /* output.c */
 /** tcp_output now, or at stk_output_flush() when this thread defers. */
 void stk__tcp_output_soon(struct stk_sock *s);

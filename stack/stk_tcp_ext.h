@@ -16,6 +16,13 @@
 
 struct stk_rtx;
 
+/** A windowed min or max filter's three best samples (minmax.c). */
+struct stk_minmax {
+    struct {
+        uint32_t t, v;
+    } s[3];
+};
+
 /** CUBIC's state (RFC 9438 with Linux's HyStart; stack/tcp_cubic.c). */
 struct stk_cubic {
     uint32_t cnt;            /* ACKs for cwnd to grow by one */
@@ -37,6 +44,37 @@ struct stk_cubic {
     bool found;              /* HyStart ended slow start */
 };
 
+/** BBR's state (stack/tcp_bbr.c, Linux's tcp_bbr.c: BBR v1). Rates are
+ *  packets per microsecond << 24 (Linux's BW_UNIT), gains 1/256ths. */
+struct stk_bbr {
+    struct stk_minmax bw;        /* max delivery rate over 10 rounds */
+    uint32_t min_rtt_us;         /* over 10 s */
+    uint64_t min_rtt_stamp_ns;   /* when min_rtt_us was taken */
+    uint64_t probe_rtt_done_ns;  /* PROBE_RTT ends; 0: not timed yet */
+    uint32_t rtt_cnt;            /* round trips so far */
+    uint32_t next_rtt_delivered; /* delivered at which the round ends */
+    uint64_t cycle_ns;           /* this gain cycle phase's start */
+    uint32_t prior_cwnd;         /* before recovery or PROBE_RTT */
+    uint32_t full_bw;            /* STARTUP: bw to beat by 25 % */
+    uint16_t pacing_gain, cwnd_gain;
+    uint8_t mode; /* BBR_STARTUP ... BBR_PROBE_RTT */
+    uint8_t prev_ca_state;
+    uint8_t cycle_idx;   /* PROBE_BW's phase */
+    uint8_t full_bw_cnt; /* rounds without 25 % growth */
+    bool packet_conservation, round_start, idle_restart;
+    bool probe_rtt_round_done, full_bw_reached, has_seen_rtt;
+    /* long-term (policed) rate sampling */
+    bool lt_is_sampling, lt_use_bw;
+    uint8_t lt_rtt_cnt;
+    uint32_t lt_bw, lt_last_delivered, lt_last_lost;
+    uint32_t lt_last_ms;
+    /* ACK aggregation: packets acked beyond what the rate explains */
+    uint64_t ack_epoch_ns;
+    uint32_t ack_epoch_acked;
+    uint32_t extra_acked[2];
+    uint8_t extra_acked_win_rtts, extra_acked_win_idx;
+};
+
 struct stk_tcp_ext {
     /* ---- the connection's one timer (tcp_timer.c) ---------------------- */
     struct stk_tcp_ext *t_next, *t_prev; /* wheel slot list */
@@ -44,11 +82,14 @@ struct stk_tcp_ext {
     uint16_t t_slot;                     /* the slot it is linked into */
     uint8_t t_kind;                      /* STK_T_RTO/TLP/REO */
     bool t_linked;
+    /* held back by pacing until the next tick (tcp_timer.c) */
+    struct stk_tcp_ext *p_next, *p_prev;
+    bool p_linked;
 
     /* ---- state ---------------------------------------------------------- */
     bool started;     /* established and initialised (cwnd etc.) */
     uint8_t ca_state; /* STK_CA_OPEN ... STK_CA_LOSS */
-    uint8_t cc;       /* STK_CC_CUBIC / STK_CC_RENO */
+    uint8_t cc;       /* STK_CC_CUBIC / STK_CC_RENO / STK_CC_BBR */
     bool cc_chosen;   /* by TCP_CONGESTION (else ACCEL_TCP_CC's) */
 
     /* ---- retransmission queue: the segments of pcb->unacked ------------ */
@@ -59,6 +100,7 @@ struct stk_tcp_ext {
     uint32_t retrans_out;      /* retransmitted, not yet (s)acked or lost */
     uint32_t fack;             /* highest end of a SACKed segment */
     uint32_t delivered;        /* packets delivered (acked or SACKed), ever */
+    uint32_t lost;             /* packets marked lost, ever */
     uint32_t sack_cache[4][2]; /* the last ACK's SACK blocks */
 
     /* ---- congestion window, packets -------------------------------------*/
@@ -71,7 +113,20 @@ struct stk_tcp_ext {
     bool cwnd_limited;
     uint64_t last_send_ns; /* idle restart */
     uint64_t last_xmit_ns; /* the latest send time given to a segment */
-    struct stk_cubic cubic;
+    union {                /* the congestion control's own state */
+        struct stk_cubic cubic;
+        struct stk_bbr bbr;
+    };
+
+    /* ---- delivery rate (tcp_rate.c) and pacing --------------------------*/
+    uint64_t delivered_ns;   /* when delivered last grew */
+    uint64_t first_tx_ns;    /* send time of the latest delivered segment */
+    uint32_t app_limited;    /* delivered at which app-limited ends; 0 */
+    uint32_t rate_delivered; /* the last sample kept for TCP_INFO */
+    uint32_t rate_interval_us;
+    bool rate_app_limited;
+    uint64_t pacing_rate; /* bytes/s; 0: no pacing */
+    uint64_t wstamp_ns;   /* pacing: the next segment's departure */
 
     /* ---- undo (RFC 3522 with timestamps, D-SACK) -------------------------*/
     uint32_t undo_marker; /* snd_una when the reduction began; 0: none */
@@ -85,8 +140,8 @@ struct stk_tcp_ext {
     uint32_t mdev_max_us; /* this window's largest mdev */
     uint32_t rttvar_us;
     uint32_t rtt_seq;
-    uint32_t rto_us;        /* current RTO (backed off) */
-    uint32_t min_rtt[3][2]; /* windowed min: {rtt_us, time_ms} */
+    uint32_t rto_us;           /* current RTO (backed off) */
+    struct stk_minmax min_rtt; /* windowed min: rtt_us over time_ms */
     uint8_t backoff;
     uint8_t retransmits;      /* consecutive timeouts */
     uint32_t total_retrans;   /* segments retransmitted, ever */

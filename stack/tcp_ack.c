@@ -129,6 +129,7 @@ clean_rtx(struct tcp_pcb *pcb, uint32_t ackno, uint64_t now)
             if (TCP_SEQ_LT(e->seq, reord))
                 reord = e->seq;
         }
+        stk__rate_delivered(pcb, e);
         if (e->flags & STK_RTX_RETRANS)
             x->retrans_out--;
         if (e->flags & STK_RTX_LOST)
@@ -193,6 +194,7 @@ sack_range(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
         if (e->flags & STK_RTX_SACKED)
             continue;
         e->flags |= STK_RTX_SACKED;
+        stk__rate_delivered(pcb, e);
         x->sacked_out++;
         x->delivered++;
         a->newly_acked++;
@@ -364,6 +366,7 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     a->prior_fack = TCP_SEQ_GT(x->fack, pcb->lastack) ? x->fack : pcb->lastack;
     a->prior_delivered = x->delivered;
     a->prior_in_flight = stk__in_flight(x);
+    a->rs.prior_in_flight = a->prior_in_flight;
 
     if (TCP_SEQ_BETWEEN(ackno, pcb->lastack + 1, pcb->snd_nxt)) {
         struct tcp_seg *h = pcb->unacked;
@@ -383,6 +386,7 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     if (pcb->flags & TF_SACK)
         sacktag(pcb, &o, ackno, now);
     take_rtt(pcb, now);
+    a->rs.rtt_us = a->ca_rtt_us >= 0 ? a->ca_rtt_us : a->sack_rtt_us;
     if (stk__cc[x->cc]->pkts_acked != NULL && a->acked_pkts > 0)
         stk__cc[x->cc]->pkts_acked(pcb, a->acked_pkts, a->ca_rtt_us, now);
 }

@@ -3,8 +3,8 @@
  * (ACCEL_TCP_CC picks the default, setsockopt TCP_CONGESTION one
  * connection's), the slow start and additive increase both share, and
  * Reno (RFC 5681 with RFC 3465's byte counting in packets, Linux's
- * tcp_cong.c). CUBIC, the default as on Linux, is in tcp_cubic.c. cwnd
- * and ssthresh count packets (segments), as Linux's do.
+ * tcp_cong.c). CUBIC, Linux's default, is in tcp_cubic.c, BBR in
+ * tcp_bbr.c. cwnd and ssthresh count packets (segments), as Linux's do.
  */
 #include <string.h>
 
@@ -20,6 +20,7 @@ uint8_t stk__tcp_cc_default = STK_CC_CUBIC;
 const struct stk_cc_ops *const stk__cc[STK_CC_COUNT] = {
     [STK_CC_CUBIC] = &stk__cc_cubic,
     [STK_CC_RENO] = &stk__cc_reno,
+    [STK_CC_BBR] = &stk__cc_bbr,
 };
 
 int

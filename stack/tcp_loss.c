@@ -77,12 +77,14 @@ stk__mark_lost(struct tcp_pcb *pcb, struct stk_rtx_ent *e)
         /* The retransmission was lost too: send it again. */
         e->flags &= (uint8_t)~STK_RTX_RETRANS;
         x->retrans_out--;
+        x->lost++;
         RT_STAT_INC(tcp_lost_retrans);
+    } else if (!(e->flags & STK_RTX_LOST)) {
+        x->lost++;
     }
     if (!(e->flags & STK_RTX_LOST)) {
         e->flags |= STK_RTX_LOST;
         x->lost_out++;
-        stk__lost_marks++;
     }
 }
 

@@ -37,8 +37,6 @@
 /* Set while stk__retransmit sends, so stk_tcp_seg_sent knows the send is
  * ours (and already accounted). */
 static bool in_rexmit;
-/* Segments marked lost so far (tcp_loss.c), for PRR's "newly lost". */
-uint32_t stk__lost_marks;
 
 static const struct stk_cc_ops *
 cc_of(const struct stk_tcp_ext *x)
@@ -78,8 +76,7 @@ stk__snd_start(struct tcp_pcb *pcb, uint64_t now)
     x->reo_wnd_steps = 1;
     x->fack = pcb->lastack;
     x->high_seq = pcb->snd_nxt;
-    for (int i = 0; i < 3; i++)
-        x->min_rtt[i][0] = 0xffffffffu;
+    stk__minmax_reset(&x->min_rtt, 0, 0xffffffffu);
     if (x->rto_us == 0)
         x->rto_us = STK_TCP_RTO_INIT_US;
     cc_of(x)->init(pcb);
@@ -199,6 +196,8 @@ end_cwnd_reduction(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
 
+    if (cc_of(x)->cong_control != NULL)
+        return; /* it sets cwnd itself */
     if (x->ssthresh < STK_TCP_INFINITE_SSTHRESH &&
         (x->ca_state == STK_CA_CWR || x->undo_valid))
         x->cwnd = x->ssthresh;
@@ -516,6 +515,11 @@ cong_control(struct tcp_pcb *pcb, uint32_t newly_lost, uint64_t now)
     uint32_t acked = x->delivered - a->prior_delivered;
     bool raise;
 
+    stk__rate_gen(pcb, acked, newly_lost, now);
+    if (cc_of(x)->cong_control != NULL) {
+        cc_of(x)->cong_control(pcb, &a->rs, now);
+        return;
+    }
     if (in_cwnd_reduction(x)) {
         cwnd_reduction(pcb, acked, newly_lost, a->advanced);
         return;
@@ -533,7 +537,7 @@ stk_tcp_ack_done(struct tcp_pcb *pcb)
     struct stk_tcp_ext *x = &pcb->acc;
     struct stk_ack *a = &stk__ack;
     uint64_t now = stk__now_ns();
-    uint32_t lost_before = stk__lost_marks;
+    uint32_t lost_before = x->lost;
     bool set_timer, dubious;
 
     if (!x->started)
@@ -552,7 +556,7 @@ stk_tcp_ack_done(struct tcp_pcb *pcb)
         fastretrans_alert(pcb, now, &set_timer);
     if (set_timer)
         stk__set_xmit_timer(pcb, now);
-    cong_control(pcb, stk__lost_marks - lost_before, now);
+    cong_control(pcb, x->lost - lost_before, now);
 }
 
 /* ---- sending --------------------------------------------------------------*/
@@ -570,6 +574,36 @@ xmit_stamp(struct stk_tcp_ext *x, uint64_t now)
     return x->last_xmit_ns;
 }
 
+/* ---- pacing (BBR sets pacing_rate) ----------------------------------------
+ * Linux's earliest-departure-time model: every segment moves the next
+ * one's departure time on by its length at the pacing rate. Linux's
+ * high-resolution timer sends each burst (~1 ms of data) when it is due;
+ * the stack's timers tick in milliseconds, so a connection may run up to
+ * one tick ahead of its schedule, and one held back goes at the next
+ * tick. */
+#define PACE_LEAD_NS 1000000u
+
+static bool
+pace_blocked(struct tcp_pcb *pcb, uint64_t now)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+
+    if (x->pacing_rate == 0 || x->wstamp_ns <= now + PACE_LEAD_NS)
+        return false;
+    stk__pace_wait(pcb);
+    return true;
+}
+
+static void
+pace_sent(struct stk_tcp_ext *x, uint32_t len, uint64_t now)
+{
+    if (x->pacing_rate == 0)
+        return;
+    if (x->wstamp_ns < now)
+        x->wstamp_ns = now;
+    x->wstamp_ns += (uint64_t)len * 1000000000u / x->pacing_rate;
+}
+
 bool
 stk__retransmit(struct tcp_pcb *pcb, uint32_t i, uint64_t now)
 {
@@ -583,6 +617,8 @@ stk__retransmit(struct tcp_pcb *pcb, uint32_t i, uint64_t now)
     if (err != ERR_OK)
         return false;
     e->xmit_ns = xmit_stamp(x, now);
+    stk__rate_sent(pcb, e);
+    pace_sent(x, e->end - e->seq, now);
     if (!(e->flags & STK_RTX_RETRANS)) {
         e->flags |= STK_RTX_RETRANS;
         x->retrans_out++;
@@ -612,7 +648,8 @@ stk__xmit_lost(struct tcp_pcb *pcb, uint64_t now)
     for (uint32_t i = 0; i < n; i++) {
         struct stk_rtx_ent *e;
 
-        if (stk__in_flight(x) >= x->cwnd || x->retrans_out >= x->lost_out)
+        if (stk__in_flight(x) >= x->cwnd || x->retrans_out >= x->lost_out ||
+            pace_blocked(pcb, now))
             break;
         e = stk__rtx_at(x, i);
         if (!(e->flags & STK_RTX_LOST) ||
@@ -676,10 +713,13 @@ stk_tcp_may_send(struct tcp_pcb *pcb, struct tcp_seg *seg)
 
         if (cc_of(x)->tx_start != NULL)
             cc_of(x)->tx_start(pcb, idle);
-        if (idle / 1000u > x->rto_us)
+        /* As Linux, not for an algorithm that sets cwnd itself. */
+        if (idle / 1000u > x->rto_us && cc_of(x)->cong_control == NULL)
             cwnd_restart(pcb, idle);
         x->last_send_ns = now; /* once per idle period */
     }
+    if (pace_blocked(pcb, stk__now_ns()))
+        return 0;
     if (stk__in_flight(x) >= x->cwnd) {
         cwnd_validate(pcb, true);
         return 0;
@@ -720,6 +760,8 @@ stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg)
         pcb->nrtx = TCP_MAXRTX;
         return;
     }
+    stk__rate_sent(pcb, stk__rtx_at(x, n));
+    pace_sent(x, end - seq, now);
     x->packets_out++;
     x->last_send_ns = now;
     if (in_cwnd_reduction(x))
@@ -929,6 +971,7 @@ void
 stk_tcp_pcb_free(struct tcp_pcb *pcb)
 {
     stk__timer_cancel(pcb);
+    stk__pace_cancel(pcb);
     stk__rtx_free(&pcb->acc);
 }
 
@@ -941,6 +984,7 @@ stk__tcp_set_cc(struct tcp_pcb *pcb, int cc)
         return;
     x->cc = (uint8_t)cc;
     x->cc_chosen = true;
+    x->pacing_rate = 0; /* the new algorithm paces if it wants to */
     if (x->started)
         cc_of(x)->init(pcb);
 }
@@ -956,6 +1000,8 @@ stk__tcp_ext_imported(struct tcp_pcb *pcb)
     x->t_next = x->t_prev = NULL;
     x->t_linked = false;
     x->t_when = 0;
+    x->p_next = x->p_prev = NULL;
+    x->p_linked = false;
     x->packets_out = x->sacked_out = x->lost_out = x->retrans_out = 0;
 }
 
@@ -966,6 +1012,7 @@ stk__tcp_pcb_listed(struct tcp_pcb *pcb, bool active)
 
     if (!active) {
         stk__timer_cancel(pcb);
+        stk__pace_cancel(pcb);
         return;
     }
     /* Back on the active list (thawed after fork): the timer again. */

@@ -9,19 +9,16 @@
  * segment, except through the timestamp echo, which says which copy was
  * acked).
  *
- * The minimum RTT over the last 5 minutes (Kathleen Nichols' windowed
- * min-filter with three samples, Linux's minmax) feeds RACK's reordering
- * window and CUBIC.
+ * The minimum RTT over the last 5 minutes (minmax.c, Linux's tcp_min_rtt)
+ * feeds RACK's reordering window and the delivery rate's sanity check.
  */
 #include "stk_priv.h"
 #include "tcp_snd.h"
 
-#define UNSET 0xffffffffu
-
 uint32_t
 stk__min_rtt_us(const struct stk_tcp_ext *x)
 {
-    return x->min_rtt[0][0];
+    return x->min_rtt.s[0].v;
 }
 
 uint32_t
@@ -33,55 +30,6 @@ stk__rto_base_us(const struct stk_tcp_ext *x)
         return STK_TCP_RTO_INIT_US;
     rto = (uint64_t)(x->srtt_us >> 3) + x->rttvar_us;
     return rto > STK_TCP_RTO_MAX_US ? STK_TCP_RTO_MAX_US : (uint32_t)rto;
-}
-
-static void
-min_reset(struct stk_tcp_ext *x, uint32_t t, uint32_t v)
-{
-    for (int i = 0; i < 3; i++) {
-        x->min_rtt[i][0] = v;
-        x->min_rtt[i][1] = t;
-    }
-}
-
-/* Linux's minmax_running_min over STK_TCP_MIN_RTT_WLEN_MS. */
-static void
-min_update(struct stk_tcp_ext *x, uint32_t t, uint32_t v)
-{
-    uint32_t(*s)[2] = x->min_rtt, win = STK_TCP_MIN_RTT_WLEN_MS, dt;
-
-    if (s[0][0] == UNSET || v <= s[0][0] || t - s[2][1] > win) {
-        min_reset(x, t, v);
-        return;
-    }
-    if (v <= s[1][0]) {
-        s[2][0] = s[1][0] = v;
-        s[2][1] = s[1][1] = t;
-    } else if (v <= s[2][0]) {
-        s[2][0] = v;
-        s[2][1] = t;
-    }
-    dt = t - s[0][1];
-    if (dt > win) {
-        s[0][0] = s[1][0];
-        s[0][1] = s[1][1];
-        s[1][0] = s[2][0];
-        s[1][1] = s[2][1];
-        s[2][0] = v;
-        s[2][1] = t;
-        if (t - s[0][1] > win) {
-            s[0][0] = s[1][0];
-            s[0][1] = s[1][1];
-            s[1][0] = s[2][0];
-            s[1][1] = s[2][1];
-        }
-    } else if (s[1][1] == s[0][1] && dt > win / 4) {
-        s[2][0] = s[1][0] = v;
-        s[2][1] = s[1][1] = t;
-    } else if (s[2][1] == s[1][1] && dt > win / 2) {
-        s[2][0] = v;
-        s[2][1] = t;
-    }
 }
 
 void
@@ -96,7 +44,8 @@ stk__rtt_sample(struct tcp_pcb *pcb, uint32_t rtt_us, uint32_t ca_rtt_us,
      * instantaneous: it would pin the minimum (and RACK's reordering
      * window) at nothing for minutes. Linux files it as one jiffy. */
     if (ca_rtt_us != 0)
-        min_update(x, (uint32_t)(now / 1000000u), ca_rtt_us);
+        stk__minmax_running_min(&x->min_rtt, STK_TCP_MIN_RTT_WLEN_MS,
+                                (uint32_t)(now / 1000000u), ca_rtt_us);
     if (srtt != 0) {
         m -= srtt >> 3; /* the error of the estimate */
         srtt = (uint32_t)((int64_t)srtt + m);

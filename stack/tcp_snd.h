@@ -51,17 +51,23 @@ enum {
 };
 
 /* Scoreboard bits of a queued segment. */
-#define STK_RTX_SACKED 0x01u  /* the peer holds it (SACK) */
-#define STK_RTX_LOST 0x02u    /* marked lost, to retransmit */
-#define STK_RTX_RETRANS 0x04u /* retransmitted, that copy in flight */
-#define STK_RTX_EVER 0x08u    /* retransmitted at least once */
+#define STK_RTX_SACKED 0x01u      /* the peer holds it (SACK) */
+#define STK_RTX_LOST 0x02u        /* marked lost, to retransmit */
+#define STK_RTX_RETRANS 0x04u     /* retransmitted, that copy in flight */
+#define STK_RTX_EVER 0x08u        /* retransmitted at least once */
+#define STK_RTX_APP_LIMITED 0x10u /* rate: sent while app-limited */
+#define STK_RTX_RATE_DONE 0x20u   /* rate: its delivery counted (SACKed) */
 
 /** One segment of pcb->unacked. */
 struct stk_rtx_ent {
     uint32_t seq, end; /* end: seq + TCP length (FIN counts) */
     uint64_t xmit_ns;  /* last (re)transmission */
     struct tcp_seg *seg;
-    uint8_t flags; /* STK_RTX_* */
+    /* The delivery rate's snapshot at that transmission (tcp_rate.c). */
+    uint32_t tx_delivered;    /* x->delivered */
+    uint32_t tx_first_us;     /* xmit_ns - x->first_tx_ns */
+    uint32_t tx_delivered_us; /* xmit_ns - x->delivered_ns */
+    uint8_t flags;            /* STK_RTX_* */
 };
 
 /* Linux's defaults (include/net/tcp.h, sysctls). */
@@ -104,8 +110,6 @@ stk__ns_since(uint64_t now, uint64_t t)
 /* ---- configuration (tcp_cc.c) ------------------------------------------ */
 extern uint32_t stk__tcp_rto_min_us;
 extern uint8_t stk__tcp_cc_default;
-/* Segments marked lost so far (for PRR's newly lost). */
-extern uint32_t stk__lost_marks;
 
 /* ---- tcp_rtx.c ----------------------------------------------------------*/
 uint32_t stk__rtx_count(const struct stk_tcp_ext *x);
@@ -118,6 +122,35 @@ bool stk__rtx_push(struct stk_tcp_ext *x, struct tcp_seg *seg, uint32_t seq,
                    uint32_t end, uint64_t now);
 void stk__rtx_pop(struct stk_tcp_ext *x);
 void stk__rtx_free(struct stk_tcp_ext *x);
+
+/* ---- tcp_rate.c ---------------------------------------------------------*/
+/** One ACK's delivery rate sample (Linux's struct rate_sample). */
+struct stk_rate_sample {
+    uint64_t prior_ns;        /* delivered_ns when the newest acked went */
+    uint32_t prior_delivered; /* delivered then */
+    uint32_t last_end_seq;    /* the newest acked segment's end */
+    int32_t delivered;        /* packets delivered over the interval; -1 */
+    int64_t interval_us;      /* the interval; -1: no valid sample */
+    uint32_t acked_sacked;    /* packets this ACK acked or SACKed */
+    uint32_t losses;          /* packets this ACK's processing marked lost */
+    uint32_t prior_in_flight;
+    int64_t rtt_us; /* RTT of the newest (S)ACKed segment; -1 */
+    bool has_prior, is_app_limited, is_retrans;
+};
+/** Snapshot the rate state into e, sent (or resent) now. */
+void stk__rate_sent(struct tcp_pcb *pcb, struct stk_rtx_ent *e);
+/** e was delivered (cumulatively acked, or SACKed: flag set first). */
+void stk__rate_delivered(struct tcp_pcb *pcb, struct stk_rtx_ent *e);
+/** The ACK's sample, once its deliveries and losses are known. */
+void stk__rate_gen(struct tcp_pcb *pcb, uint32_t delivered, uint32_t lost,
+                   uint64_t now);
+
+/* ---- minmax.c -----------------------------------------------------------*/
+uint32_t stk__minmax_reset(struct stk_minmax *m, uint32_t t, uint32_t v);
+uint32_t stk__minmax_running_max(struct stk_minmax *m, uint32_t win, uint32_t t,
+                                 uint32_t v);
+uint32_t stk__minmax_running_min(struct stk_minmax *m, uint32_t win, uint32_t t,
+                                 uint32_t v);
 
 /* ---- tcp_ack.c ----------------------------------------------------------*/
 /** What one ACK did, from stk_tcp_ack_in to stk_tcp_ack_done. */
@@ -134,6 +167,7 @@ struct stk_ack {
     bool ts;              /* the ACK carried a timestamp */
     uint32_t tsecr;
     int64_t seq_rtt_us, sack_rtt_us, ca_rtt_us; /* -1: no sample */
+    struct stk_rate_sample rs;
 };
 extern struct stk_ack stk__ack;
 uint32_t stk__in_flight(const struct stk_tcp_ext *x);
@@ -184,7 +218,7 @@ uint32_t stk__min_rtt_us(const struct stk_tcp_ext *x);
 uint32_t stk__rto_base_us(const struct stk_tcp_ext *x);
 
 /* ---- tcp_cc.c / tcp_cubic.c ---------------------------------------------*/
-enum { STK_CC_CUBIC = 0, STK_CC_RENO, STK_CC_COUNT };
+enum { STK_CC_CUBIC = 0, STK_CC_RENO, STK_CC_BBR, STK_CC_COUNT };
 struct stk_cc_ops {
     const char *name;
     void (*init)(struct tcp_pcb *pcb);
@@ -201,9 +235,14 @@ struct stk_cc_ops {
                        uint64_t now);
     /** Sending resumes after the connection was idle (may be NULL). */
     void (*tx_start)(struct tcp_pcb *pcb, uint64_t idle_ns);
+    /** Set: the algorithm controls cwnd (and pacing) on every ACK itself,
+     *  recovery included, instead of cong_avoid and PRR (Linux's
+     *  cong_control; BBR). */
+    void (*cong_control)(struct tcp_pcb *pcb, const struct stk_rate_sample *rs,
+                         uint64_t now);
 };
 extern const struct stk_cc_ops *const stk__cc[STK_CC_COUNT];
-extern const struct stk_cc_ops stk__cc_cubic, stk__cc_reno;
+extern const struct stk_cc_ops stk__cc_cubic, stk__cc_reno, stk__cc_bbr;
 /** Slow start: grow cwnd up to ssthresh; the packets left over. */
 uint32_t stk__slow_start(struct stk_tcp_ext *x, uint32_t acked);
 /** Additive increase: one packet per w packets acked. */
@@ -212,5 +251,8 @@ void stk__cong_avoid_ai(struct stk_tcp_ext *x, uint32_t w, uint32_t acked);
 /* ---- tcp_timer.c --------------------------------------------------------*/
 void stk__timer_arm(struct tcp_pcb *pcb, uint8_t kind, uint64_t when);
 void stk__timer_cancel(struct tcp_pcb *pcb);
+/** Pacing holds pcb back: tcp_output it at the next tick. */
+void stk__pace_wait(struct tcp_pcb *pcb);
+void stk__pace_cancel(struct tcp_pcb *pcb);
 
 #endif /* ACCEL_TCP_SND_H */

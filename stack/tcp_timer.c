@@ -12,6 +12,10 @@
  * A connection leaves the wheel when its pcb leaves lwIP's active list
  * (TIME-WAIT, closed, frozen across fork: stk__timer_cancel from
  * pcb_hash.c) or is freed.
+ *
+ * Connections that pacing holds back (BBR: the next segment may not leave
+ * yet) wait on a list that every tick runs tcp_output for; they go again
+ * as far as pacing lets them, and wait again if there is more.
  */
 #include <string.h>
 
@@ -23,6 +27,7 @@
 #define NS_PER_TICK 1000000u
 
 static struct stk_tcp_ext *slot[SLOTS];
+static struct stk_tcp_ext *paced; /* held back by pacing */
 static uint64_t nonempty[SLOTS / 64];
 static uint64_t cur_tick; /* every tick up to this one has run */
 static bool wheel_started;
@@ -73,15 +78,21 @@ unlink_x(struct stk_tcp_ext *x)
     armed--;
 }
 
+static void
+wheel_start(void)
+{
+    if (!wheel_started) {
+        cur_tick = tick_of(stk__now_ns()) - 1;
+        wheel_started = true;
+    }
+}
+
 void
 stk__timer_arm(struct tcp_pcb *pcb, uint8_t kind, uint64_t when)
 {
     struct stk_tcp_ext *x = &pcb->acc;
 
-    if (!wheel_started) {
-        cur_tick = tick_of(stk__now_ns()) - 1;
-        wheel_started = true;
-    }
+    wheel_start();
     if (x->t_linked)
         unlink_x(x);
     x->t_kind = kind;
@@ -97,6 +108,54 @@ stk__timer_cancel(struct tcp_pcb *pcb)
     if (x->t_linked)
         unlink_x(x);
     x->t_when = 0;
+}
+
+void
+stk__pace_wait(struct tcp_pcb *pcb)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+
+    if (x->p_linked)
+        return;
+    wheel_start();
+    x->p_prev = NULL;
+    x->p_next = paced;
+    if (paced != NULL)
+        paced->p_prev = x;
+    paced = x;
+    x->p_linked = true;
+}
+
+void
+stk__pace_cancel(struct tcp_pcb *pcb)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+
+    if (!x->p_linked)
+        return;
+    if (x->p_prev != NULL)
+        x->p_prev->p_next = x->p_next;
+    else
+        paced = x->p_next;
+    if (x->p_next != NULL)
+        x->p_next->p_prev = x->p_prev;
+    x->p_next = x->p_prev = NULL;
+    x->p_linked = false;
+}
+
+/* Each held-back connection sends what pacing now allows. */
+static void
+run_paced(void)
+{
+    struct stk_tcp_ext *x = paced, *next;
+
+    paced = NULL; /* tcp_output may put them back */
+    for (; x != NULL; x = next) {
+        next = x->p_next;
+        x->p_next = x->p_prev = NULL;
+        x->p_linked = false;
+        tcp_output(STK_PCB_OF(x));
+    }
 }
 
 static void
@@ -146,9 +205,11 @@ stk__tcp_timers(uint64_t now)
 {
     uint64_t tick = now / NS_PER_TICK, t;
 
-    if (!wheel_started || tick <= cur_tick || armed == 0) {
-        if (wheel_started && tick > cur_tick)
-            cur_tick = tick;
+    if (!wheel_started || tick <= cur_tick)
+        return;
+    if (armed == 0) {
+        cur_tick = tick;
+        run_paced();
         return;
     }
     t = tick - cur_tick > SLOTS ? tick - SLOTS + 1 : cur_tick + 1;
@@ -161,6 +222,7 @@ stk__tcp_timers(uint64_t now)
         }
     }
     cur_tick = tick;
+    run_paced();
 }
 
 uint64_t
@@ -168,6 +230,8 @@ stk__tcp_timers_next(void)
 {
     uint32_t start;
 
+    if (paced != NULL)
+        return (cur_tick + 1) * NS_PER_TICK; /* the next tick */
     if (armed == 0)
         return 0;
     start = (uint32_t)((cur_tick + 1) & MASK);

@@ -179,8 +179,9 @@ def time_target(by, all_points, meta, direction, wanted, text, cc_note):
 
 def targets(summ, all_points, meta):
     """Issue 19's targets, each met, missed or not measured."""
-    cc_note = ("" if meta.get("kernel_cc") == "cubic" else
-               " (against kernel %s, not the like-for-like cubic)" % meta.get("kernel_cc"))
+    cc_note = ("" if meta.get("kernel_cc") == meta.get("accel_cc") else
+               " (kernel %s against accel %s: not like for like)" % (
+                   meta.get("kernel_cc"), meta.get("accel_cc")))
     by = {(s["direction"], s["point"]): s for s in summ}
     out = [time_target(
         by, all_points, meta, "sender",
@@ -318,9 +319,9 @@ def conditions(meta, all_points):
          "to the initial namespace's `tcp_allowed_congestion_control`; both restored at "
          "the end; this machine's default is %s), accel **%s** (`ACCEL_TCP_CC`). %s" % (
              cc, meta.get("kernel_cc_machine_default", "?"), meta.get("accel_cc", "?"),
-             "Like for like: Linux's upstream default and accel's." if cc == "cubic" and
-             meta.get("accel_cc") == "cubic" else
-             "**Not like for like: the targets are meant for kernel cubic vs accel cubic.**"),
+             "Like for like: the same algorithm on both." if cc == meta.get("accel_cc")
+             else "**Not like for like: the targets are meant for the same algorithm on "
+             "both.**"),
          "* The kernel's TCP in accel-a: " + ", ".join(
              "%s %s" % (k[len("sysctl_"):], v) for k, v in sorted(meta.items())
              if k.startswith("sysctl_") and k != "sysctl_tcp_congestion_control") + ".",
@@ -368,6 +369,8 @@ def conditions(meta, all_points):
 def write_report_md(path, meta, points, all_points, summ, tg):
     nr = len(rounds_of(all_points))
     L = ["# Loss benchmark %s" % meta["stamp"], ""]
+    if meta.get("commit"):
+        L += ["At commit %s." % meta["commit"], ""]
     if meta.get("smoke") == "1":
         L += ["**Smoke run (CI): %g MB, one round; the figures are not meaningful.**" % (
             int(meta["size"]) / 1e6), ""]

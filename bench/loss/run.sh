@@ -24,9 +24,9 @@
 # sender direction, the server's in the receiver direction), so the
 # measured end has its CPU to itself. Every server is started for its
 # transfer and stopped after it (an accelerated one dumps its counters at
-# exit). The kernel runs --kernel-cc (default cubic, Linux's default and
-# accel's: this machine's default may differ) in both lab namespaces,
-# restored at the end; accel runs ACCEL_TCP_CC (default cubic).
+# exit). The kernel runs --kernel-cc (default cubic, Linux's upstream
+# default; this machine's may differ) in both lab namespaces, restored at
+# the end; accel runs the same algorithm (ACCEL_TCP_CC overrides).
 # Writes <out>/loss-<date>.json, .md (conditions, tables, the issue's
 # targets met or missed) and .png.
 #
@@ -47,8 +47,9 @@
 #                     loss:5,reorder:1,reorder:5,delay:1+loss:0.5,
 #                     delay:10+loss:0.5)
 #   --direction D     sender, receiver or both (default)
-#   --kernel-cc NAME  the kernel's congestion control (default cubic; bbr
-#                     compares with this machine's default)
+#   --kernel-cc NAME  the congestion control of both (default cubic; bbr
+#                     is this machine's default); ACCEL_TCP_CC set in the
+#                     environment gives accel another
 #   --timeout S       limit of one transfer (default 600; --smoke 20): a
 #                     transfer that has not ended fails its point
 # Exit: 0 when every file was written and every point worked (with --smoke
@@ -135,7 +136,7 @@ CHECK_STRICT=1 # an accelerated point that fails fails the run, --smoke too
 SIZE=$((SIZE_MB * 1000000))
 PORT=80
 FETCH=$LIBDIR/fetch.py # tests/lib/fetch.py
-ACC_CC=${ACCEL_TCP_CC:-cubic}
+ACC_CC=${ACCEL_TCP_CC:-$KCC}
 
 # impair ARGS...: accel-lab impair of this build tree's daemon (ctest sets
 # IT_IMPAIRD; accel-lab also finds ../build/tools/accel-impaird).
@@ -356,6 +357,8 @@ meta points "$POINTS_ARG"
 meta directions "$DIRS"
 meta timeout_s "$XFER_LIMIT"
 meta kernel_cc "$KCC"
+meta commit "$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null)$(
+    git -C "$HERE" diff --quiet HEAD 2>/dev/null || echo -modified)"
 meta kernel_cc_machine_default "$(sysctl -n net.ipv4.tcp_congestion_control)"
 meta accel_cc "$ACC_CC"
 meta impair_cpu_fixed "${ACCEL_LAB_IMPAIR_CPU:-}"

@@ -124,3 +124,10 @@ stk_tcp_configure(const struct stk_tcp_cfg *cfg)
     (void)cfg;
     return 0; /* no TCP in the stand-in */
 }
+
+int
+stk_tcp_cc_find(const char *name)
+{
+    (void)name;
+    return 0; /* any name: no TCP in the stand-in */
+}

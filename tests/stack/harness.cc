@@ -480,9 +480,9 @@ Lab::active_open(uint16_t peer_port, PeerOpts o)
     c.sport = syn.sport;
     c.rcv = syn.seq + 1;
     c.snd = 5000;
-    // The SYN-ACK comes back 100 us later: a plausible first RTT sample
-    // (the sender's loss detection scales with it).
-    advance_us(100);
+    // The SYN-ACK comes back 100 us later (unless told): a plausible first
+    // RTT sample (the sender's loss detection scales with it).
+    advance_us(o.rtt_us);
     TcpSeg sa;
     sa.sport = peer_port;
     sa.dport = c.sport;
@@ -490,7 +490,7 @@ Lab::active_open(uint16_t peer_port, PeerOpts o)
     sa.ack = c.rcv;
     sa.flags = SYN | ACK;
     sa.mss = 1460;
-    sa.wscale = 0;
+    sa.wscale = o.wscale;
     sa.sack_perm = o.sack && syn.sack_perm;
     if (o.ts && syn.ts) {
         c.ts = true;

@@ -153,6 +153,8 @@ class Lab : public ::testing::Test
     struct PeerOpts {
         bool sack = false;
         bool ts = false;
+        int wscale = 0;        // the peer's window scale (its windows << it)
+        uint32_t rtt_us = 100; // the SYN-ACK comes back after this
     };
     Conn active_open(uint16_t peer_port = 80);
     Conn active_open(uint16_t peer_port, PeerOpts o);
