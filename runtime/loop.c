@@ -104,6 +104,7 @@ rt_lock(void)
 void
 rt_unlock(void)
 {
+    stk_clock_release();
     pthread_mutex_unlock(&stack_lock);
 }
 

@@ -70,6 +70,10 @@ uint32_t stk_next_timer_ms(void);
  *  the clock. Set it before each burst: TCP measures RTTs with it. */
 void stk_clock_turn(uint64_t now_ns);
 
+/** The caller lets go of the stack (its lock): the next call outside a
+ *  turn reads the clock again. Within one hold the stack reads it once. */
+void stk_clock_release(void);
+
 /** True when addr (network order) is reachable through the netif: on its
  *  subnet or via its gateway, and not loopback/multicast-only. */
 bool stk_route_ok(uint32_t addr);

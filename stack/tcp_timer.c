@@ -228,22 +228,25 @@ stk__tcp_timers(uint64_t now)
 uint64_t
 stk__tcp_timers_next(void)
 {
-    uint32_t start;
+    uint32_t start, w, s;
+    uint64_t bits;
 
     if (paced != NULL)
         return (cur_tick + 1) * NS_PER_TICK; /* the next tick */
     if (armed == 0)
         return 0;
+    /* The first nonempty slot after cur_tick, a bitmap word at a time
+     * (this runs at every poll turn). */
     start = (uint32_t)((cur_tick + 1) & MASK);
-    for (uint32_t k = 0; k < SLOTS; k++) {
-        uint32_t s = (start + k) & MASK;
-
-        if (nonempty[s / 64] == 0) {
-            k += 63 - (s % 64); /* skip the rest of an empty word */
-            continue;
+    w = start / 64;
+    bits = nonempty[w] & (~0ull << (start % 64));
+    for (uint32_t k = 0; k <= SLOTS / 64; k++) {
+        if (bits != 0) {
+            s = w * 64 + (uint32_t)__builtin_ctzll(bits);
+            return (cur_tick + 1 + ((s - start) & MASK)) * NS_PER_TICK;
         }
-        if (nonempty[s / 64] & (1ull << (s % 64)))
-            return (cur_tick + 1 + k) * NS_PER_TICK;
+        w = (w + 1) % (SLOTS / 64);
+        bits = nonempty[w];
     }
     return (cur_tick + SLOTS) * NS_PER_TICK;
 }

@@ -22,11 +22,22 @@ static uint64_t (*test_clock)(void);
 static long assert_count;
 
 static uint64_t turn_ns; /* the poll turn's time, 0 outside a turn */
+/* Outside a turn: the time read at the first look since the caller took
+ * the stack (a send() reads it once, not at each of its segments'
+ * timestamps, RTT stamps and pacing checks); 0 until then. */
+static uint64_t held_ns;
 
 void
 stk_clock_turn(uint64_t now_ns)
 {
     turn_ns = now_ns;
+    held_ns = 0;
+}
+
+void
+stk_clock_release(void)
+{
+    held_ns = 0;
 }
 
 uint64_t
@@ -34,7 +45,11 @@ stk__now_ns(void)
 {
     if (test_clock != NULL)
         return test_clock();
-    return turn_ns != 0 ? turn_ns : rt_now_ns();
+    if (turn_ns != 0)
+        return turn_ns;
+    if (held_ns == 0)
+        held_ns = rt_now_ns();
+    return held_ns;
 }
 
 u32_t

@@ -170,6 +170,11 @@ stk_clock_turn(uint64_t now_ns)
 }
 
 void
+stk_clock_release(void)
+{
+}
+
+void
 stk_input(const void *frame, uint16_t len)
 {
     uint8_t f[2048];
