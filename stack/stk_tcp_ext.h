@@ -79,9 +79,9 @@ struct stk_tcp_ext {
     /* ---- the connection's one timer (tcp_timer.c) ---------------------- */
     struct stk_tcp_ext *t_next, *t_prev; /* wheel slot list */
     uint64_t t_when;                     /* deadline, 0: not armed */
-    uint16_t t_slot;                     /* the slot it is linked into */
-    uint8_t t_kind;                      /* STK_T_RTO/TLP/REO */
-    bool t_linked;
+    uint64_t t_tick; /* the tick of the slot it is linked into */
+    uint8_t t_kind;  /* STK_T_RTO/TLP/REO */
+    bool t_linked;   /* on the wheel (armed, or cancelled lazily) */
     /* held back by pacing until the next tick (tcp_timer.c) */
     struct stk_tcp_ext *p_next, *p_prev;
     bool p_linked;
@@ -148,6 +148,7 @@ struct stk_tcp_ext {
     uint64_t rexmit_start_ns; /* first timeout of this stall (abort) */
     uint64_t syn_xmit_ns;     /* SYN / SYN-ACK sent (handshake RTT) */
     bool syn_retrans;
+    bool syn_out; /* the SYN (SYN-ACK) sent and not yet acked */
 
     /* ---- RACK (RFC 8985) ------------------------------------------------*/
     uint64_t rack_xmit_ns; /* send time of the most recent delivered */

@@ -49,15 +49,29 @@ static void
 parse_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
            const uint8_t *opt2, struct ack_opts *o)
 {
-    uint8_t b[40];
+    const uint8_t *b = (const uint8_t *)(h + 1);
+    uint8_t copy[40];
     uint16_t i = 0;
 
-    memset(o, 0, sizeof(*o));
-    if (optlen > sizeof(b))
-        optlen = sizeof(b);
-    for (uint16_t k = 0; k < optlen; k++)
-        b[k] = (opt2 == NULL || k < opt1len) ? ((const uint8_t *)(h + 1))[k]
-                                             : opt2[k - opt1len];
+    o->ts = false;
+    o->tsval = o->tsecr = 0;
+    o->nsack = 0;
+    if (optlen > sizeof(copy))
+        optlen = sizeof(copy);
+    if (opt2 != NULL && opt1len < optlen) {
+        for (uint16_t k = 0; k < optlen; k++)
+            copy[k] = k < opt1len ? b[k] : opt2[k - opt1len];
+        b = copy;
+    }
+    /* What nearly every segment of an established connection carries:
+     * NOP, NOP, timestamps (RFC 7323's appendix A layout, Linux's). */
+    if (optlen == 12 && b[0] == LWIP_TCP_OPT_NOP && b[1] == LWIP_TCP_OPT_NOP &&
+        b[2] == LWIP_TCP_OPT_TS && b[3] == 10) {
+        o->ts = true;
+        o->tsval = get32(&b[4]);
+        o->tsecr = get32(&b[8]);
+        return;
+    }
     while (i < optlen) {
         uint8_t kind = b[i], len;
 
@@ -355,8 +369,7 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     struct ack_opts o;
     uint64_t now = stk__now_ns();
 
-    memset(a, 0, sizeof(*a));
-    a->seq_rtt_us = a->sack_rtt_us = a->ca_rtt_us = -1;
+    *a = (struct stk_ack){.seq_rtt_us = -1, .sack_rtt_us = -1, .ca_rtt_us = -1};
     if (!x->started)
         stk__snd_start(pcb, now);
     parse_opts(hdr, optlen, opt1len, opt2, &o);
@@ -369,14 +382,22 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     a->rs.prior_in_flight = a->prior_in_flight;
 
     if (TCP_SEQ_BETWEEN(ackno, pcb->lastack + 1, pcb->snd_nxt)) {
-        struct tcp_seg *h = pcb->unacked;
-
         a->advanced = true;
-        /* The handshake's SYN-ACK (SYN-RCVD): its RTT, if sent once. */
-        if (h != NULL && (TCPH_FLAGS(h->tcphdr) & TCP_SYN) &&
-            TCP_SEQ_LEQ(lwip_ntohl(h->tcphdr->seqno) + 1, ackno) &&
-            !x->syn_retrans && x->syn_xmit_ns != 0)
-            a->seq_rtt_us = (int64_t)stk__us_since(now, x->syn_xmit_ns);
+        if (x->syn_out) {
+            /* The handshake's SYN-ACK (SYN-RCVD): its RTT, if sent once.
+             * (The flag spares every later ACK a look at a segment
+             * header that is no longer in the cache.) */
+            struct tcp_seg *h = pcb->unacked;
+
+            if (h != NULL && (TCPH_FLAGS(h->tcphdr) & TCP_SYN) &&
+                TCP_SEQ_LEQ(lwip_ntohl(h->tcphdr->seqno) + 1, ackno)) {
+                x->syn_out = false;
+                if (!x->syn_retrans && x->syn_xmit_ns != 0)
+                    a->seq_rtt_us = (int64_t)stk__us_since(now, x->syn_xmit_ns);
+            } else if (h == NULL || !(TCPH_FLAGS(h->tcphdr) & TCP_SYN)) {
+                x->syn_out = false;
+            }
+        }
         clean_rtx(pcb, ackno, now);
     }
     /* Nothing new: no data, no window change, snd_una where it was. */
@@ -398,6 +419,7 @@ stk_tcp_syn_acked(struct tcp_pcb *pcb, struct tcp_seg *seg)
     uint64_t now = stk__now_ns();
 
     (void)seg;
+    x->syn_out = false;
     stk__timer_cancel(pcb);
     stk__snd_start(pcb, now);
     if (!x->syn_retrans && x->syn_xmit_ns != 0) {

@@ -739,9 +739,10 @@ stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg)
         if (x->syn_xmit_ns != 0)
             x->syn_retrans = true;
         x->syn_xmit_ns = now;
+        x->syn_out = true;
         if (x->rto_us == 0)
             x->rto_us = STK_TCP_RTO_INIT_US;
-        if (!x->t_linked)
+        if (x->t_when == 0)
             stk__timer_arm(pcb, STK_T_RTO, now + (uint64_t)x->rto_us * 1000u);
         return;
     }
@@ -766,9 +767,11 @@ stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg)
     x->last_send_ns = now;
     if (in_cwnd_reduction(x))
         x->prr_out++;
-    if (x->packets_out == 1 || x->t_kind == STK_T_TLP || !x->t_linked)
+    /* The probe, when it applies, takes the connection's one timer; else
+     * the RTO runs from the first segment out (or again after a probe). */
+    if (!stk__tlp_schedule(pcb, now) &&
+        (x->packets_out == 1 || x->t_kind == STK_T_TLP || x->t_when == 0))
         stk__rearm_rto(pcb, now);
-    stk__tlp_schedule(pcb, now);
     cwnd_validate(pcb, stk__in_flight(x) >= x->cwnd);
 }
 
@@ -961,7 +964,7 @@ stk__reo_fire(struct tcp_pcb *pcb, uint64_t now)
         }
         tcp_output(pcb);
     }
-    if (!x->t_linked || x->t_kind != STK_T_RTO)
+    if (x->t_when == 0 || x->t_kind != STK_T_RTO)
         stk__rearm_rto(pcb, now);
 }
 
@@ -970,7 +973,7 @@ stk__reo_fire(struct tcp_pcb *pcb, uint64_t now)
 void
 stk_tcp_pcb_free(struct tcp_pcb *pcb)
 {
-    stk__timer_cancel(pcb);
+    stk__timer_unlink(pcb);
     stk__pace_cancel(pcb);
     stk__rtx_free(&pcb->acc);
 }
@@ -1011,12 +1014,12 @@ stk__tcp_pcb_listed(struct tcp_pcb *pcb, bool active)
     struct stk_tcp_ext *x = &pcb->acc;
 
     if (!active) {
-        stk__timer_cancel(pcb);
+        stk__timer_unlink(pcb);
         stk__pace_cancel(pcb);
         return;
     }
     /* Back on the active list (thawed after fork): the timer again. */
-    if (x->started && x->packets_out > 0 && !x->t_linked)
+    if (x->started && x->packets_out > 0 && x->t_when == 0)
         stk__timer_arm(pcb, STK_T_RTO,
                        stk__now_ns() + (uint64_t)x->rto_us * 1000u);
 }

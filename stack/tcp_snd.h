@@ -251,6 +251,8 @@ void stk__cong_avoid_ai(struct stk_tcp_ext *x, uint32_t w, uint32_t acked);
 /* ---- tcp_timer.c --------------------------------------------------------*/
 void stk__timer_arm(struct tcp_pcb *pcb, uint8_t kind, uint64_t when);
 void stk__timer_cancel(struct tcp_pcb *pcb);
+/** Off the wheel now (the pcb leaves the active list or memory). */
+void stk__timer_unlink(struct tcp_pcb *pcb);
 /** Pacing holds pcb back: tcp_output it at the next tick. */
 void stk__pace_wait(struct tcp_pcb *pcb);
 void stk__pace_cancel(struct tcp_pcb *pcb);

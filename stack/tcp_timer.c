@@ -9,6 +9,15 @@
  * millisecond: a timer never fires early, and at most 1 ms late when the
  * loop polls at least that often.
  *
+ * Re-arming is lazy, as the RTO of a busy connection moves on with every
+ * segment sent or acked: a deadline later than the slot the connection is
+ * linked into only updates t_when, and cancelling only clears it; the slot,
+ * when its time comes, drops the cancelled and moves the postponed on
+ * (once per RTO or probe timeout per connection, instead of an unlink and
+ * a link, each touching two other connections, per segment). Only an
+ * earlier deadline, or the pcb leaving lwIP's active list or memory
+ * (stk__timer_unlink), takes the connection off its slot at once.
+ *
  * A connection leaves the wheel when its pcb leaves lwIP's active list
  * (TIME-WAIT, closed, frozen across fork: stk__timer_cancel from
  * pcb_hash.c) or is freed.
@@ -48,7 +57,7 @@ link_in(struct stk_tcp_ext *x)
     if (t <= cur_tick)
         t = cur_tick + 1;
     s = (uint32_t)(t & MASK);
-    x->t_slot = (uint16_t)s;
+    x->t_tick = t;
     x->t_prev = NULL;
     x->t_next = slot[s];
     if (x->t_next != NULL)
@@ -62,7 +71,7 @@ link_in(struct stk_tcp_ext *x)
 static void
 unlink_x(struct stk_tcp_ext *x)
 {
-    uint32_t s = x->t_slot;
+    uint32_t s = (uint32_t)(x->t_tick & MASK);
 
     if (x->t_prev != NULL) {
         x->t_prev->t_next = x->t_next;
@@ -93,15 +102,24 @@ stk__timer_arm(struct tcp_pcb *pcb, uint8_t kind, uint64_t when)
     struct stk_tcp_ext *x = &pcb->acc;
 
     wheel_start();
-    if (x->t_linked)
-        unlink_x(x);
     x->t_kind = kind;
     x->t_when = when;
+    if (x->t_linked) {
+        if (tick_of(when) >= x->t_tick)
+            return; /* its slot moves it on when the time comes */
+        unlink_x(x);
+    }
     link_in(x);
 }
 
 void
 stk__timer_cancel(struct tcp_pcb *pcb)
+{
+    pcb->acc.t_when = 0; /* its slot drops it */
+}
+
+void
+stk__timer_unlink(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
 
@@ -191,8 +209,10 @@ run_slot(uint32_t s, uint64_t tick, uint64_t now)
         x->t_next = x->t_prev = NULL;
         x->t_linked = false;
         armed--;
+        if (x->t_when == 0)
+            continue; /* cancelled */
         if (tick_of(x->t_when) > tick) {
-            link_in(x); /* a later lap */
+            link_in(x); /* postponed, or a later lap */
             continue;
         }
         x->t_when = 0;

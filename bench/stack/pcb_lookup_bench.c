@@ -32,20 +32,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stack.h"
 #include "stk.h"
-#include "stk_test.h"
 
-#define STACK_IP 0x0a000002u /* 10.0.0.2, host order */
-#define PEER_IP 0x0a000001u  /* 10.0.0.1 */
 #define PORT 80
 #define PAYLOAD 64
 #define FRAME_MAX (14 + 20 + 20 + PAYLOAD)
 
-static const uint8_t stack_mac[6] = {2, 0, 0, 0, 0, 2};
-static const uint8_t peer_mac[6] = {2, 0, 0, 0, 0, 1};
-
-static uint64_t now_ns = 1000000000ull;
-static uint8_t txbuf[2048];
 static uint32_t last_synack_seq; /* ISN of the last SYN-ACK the stack sent */
 static unsigned long tx_frames;
 
@@ -61,61 +54,19 @@ struct frame {
     uint16_t len;
 };
 
-static uint64_t
-clock_fn(void)
-{
-    return now_ns;
-}
-
-static uint8_t *
-tx_alloc(void *ctx, uint16_t len, void **handle)
-{
-    (void)ctx;
-    *handle = NULL;
-    return len <= sizeof(txbuf) ? txbuf : NULL;
-}
-
 /* The peer only needs the stack's ISN from its SYN-ACKs. */
 static void
 tx_send(void *ctx, void *handle, uint16_t len)
 {
-    const uint8_t *t = txbuf + 14 + 20;
+    const uint8_t *t = bench_txbuf + 14 + 20;
 
     (void)ctx;
     (void)handle;
     tx_frames++;
-    if (len >= 14 + 20 + 20 && txbuf[12] == 0x08 && txbuf[13] == 0 &&
-        txbuf[14 + 9] == 6 && (t[13] & 0x12) == 0x12)
-        last_synack_seq = (uint32_t)t[4] << 24 | (uint32_t)t[5] << 16 |
-                          (uint32_t)t[6] << 8 | t[7];
-}
-
-static void
-put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)(v >> 16));
-    put16(p + 2, (uint16_t)v);
-}
-
-static uint16_t
-csum(const uint8_t *p, size_t n, uint32_t sum)
-{
-    size_t i;
-
-    for (i = 0; i + 1 < n; i += 2)
-        sum += (uint32_t)p[i] << 8 | p[i + 1];
-    if (n & 1)
-        sum += (uint32_t)p[n - 1] << 8;
-    while (sum >> 16)
-        sum = (sum & 0xffff) + (sum >> 16);
-    return (uint16_t)~sum;
+    if (len >= 14 + 20 + 20 && bench_txbuf[12] == 0x08 &&
+        bench_txbuf[13] == 0 && bench_txbuf[14 + 9] == 6 &&
+        (t[13] & 0x12) == 0x12)
+        last_synack_seq = bench_get32(t + 4);
 }
 
 /* A TCP segment from the peer to the stack, Ethernet framed. */
@@ -125,56 +76,18 @@ build(struct frame *f, uint16_t sport, uint32_t seq, uint32_t ack,
 {
     uint8_t *ip = f->b + 14, *t = ip + 20;
     uint16_t tlen = (uint16_t)(20 + paylen);
-    uint32_t ps;
     uint16_t i;
 
-    memcpy(f->b, stack_mac, 6);
-    memcpy(f->b + 6, peer_mac, 6);
-    put16(f->b + 12, 0x0800);
-    memset(ip, 0, 20);
-    ip[0] = 0x45;
-    put16(ip + 2, (uint16_t)(20 + tlen));
-    ip[8] = 64;
-    ip[9] = 6;
-    put32(ip + 12, PEER_IP);
-    put32(ip + 16, STACK_IP);
-    put16(ip + 10, csum(ip, 20, 0));
-    memset(t, 0, 20);
-    put16(t, sport);
-    put16(t + 2, PORT);
-    put32(t + 4, seq);
-    put32(t + 8, ack);
+    bench_tcp_header(f->b, tlen, sport, PORT);
+    bench_put32(t + 4, seq);
+    bench_put32(t + 8, ack);
     t[12] = 5 << 4;
     t[13] = flags;
-    put16(t + 14, 65535);
+    bench_put16(t + 14, 65535);
     for (i = 0; i < paylen; i++)
         t[20 + i] = (uint8_t)(seq + i);
-    ps = (PEER_IP >> 16) + (PEER_IP & 0xffff) + (STACK_IP >> 16) +
-         (STACK_IP & 0xffff) + 6 + tlen;
-    put16(t + 16, csum(t, tlen, ps));
+    bench_tcp_csums(ip, tlen);
     f->len = (uint16_t)(14 + 20 + tlen);
-}
-
-/* The peer announces itself (ARP request for the stack's address), so
- * the stack knows its MAC without asking. */
-static void
-arp_hello(void)
-{
-    uint8_t f[42];
-
-    memset(f, 0, sizeof(f));
-    memcpy(f, stack_mac, 6);
-    memcpy(f + 6, peer_mac, 6);
-    put16(f + 12, 0x0806);
-    put16(f + 14, 1);
-    put16(f + 16, 0x0800);
-    f[18] = 6;
-    f[19] = 4;
-    put16(f + 20, 1);
-    memcpy(f + 22, peer_mac, 6);
-    put32(f + 28, PEER_IP);
-    put32(f + 38, STACK_IP);
-    stk_input(f, sizeof(f));
 }
 
 static int
@@ -193,17 +106,6 @@ open_conn(struct stk_sock *l, struct conn *c, uint16_t pport)
     return stk_sock_accept(l, &c->s, NULL, NULL);
 }
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint32_t
-rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 32);
-}
-
 /* The measured part: hand the batch to the stack. */
 __attribute__((noinline)) void
 deliver_batch(const struct frame *fr, int n)
@@ -214,20 +116,10 @@ deliver_batch(const struct frame *fr, int n)
         stk_input(fr[i].b, fr[i].len);
 }
 
-static uint64_t
-mono_ns(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int
 run(int n, long segments, int batch)
 {
     struct stk_sock *l = NULL;
-    struct sockaddr_in a;
     struct conn *cs = calloc((size_t)n, sizeof(*cs));
     struct frame *fr = calloc((size_t)batch, sizeof(*fr));
     int *which = calloc((size_t)batch, sizeof(*which));
@@ -238,13 +130,7 @@ run(int n, long segments, int batch)
 
     if (cs == NULL || fr == NULL || which == NULL)
         return -ENOMEM;
-    if ((rc = stk_sock_create(SOCK_STREAM, &l)) != 0)
-        return rc;
-    memset(&a, 0, sizeof(a));
-    a.sin_family = AF_INET;
-    a.sin_port = htons(PORT);
-    if ((rc = stk_sock_bind(l, (struct sockaddr *)&a, sizeof(a))) != 0 ||
-        (rc = stk_sock_listen(l, 4096)) != 0)
+    if ((rc = bench_listen(PORT, &l)) != 0)
         return rc;
     for (i = 0; i < n; i++) {
         rc = open_conn(l, &cs[i], (uint16_t)(10000 + i));
@@ -258,16 +144,16 @@ run(int n, long segments, int batch)
         int m = segments - done < batch ? (int)(segments - done) : batch;
 
         for (i = 0; i < m; i++) {
-            struct conn *c = &cs[rnd() % (uint32_t)n];
+            struct conn *c = &cs[bench_rnd() % (uint32_t)n];
 
             which[i] = (int)(c - cs);
             build(&fr[i], c->pport, c->snd, c->ack, 0x18 /* PSH|ACK */,
                   PAYLOAD);
             c->snd += PAYLOAD;
         }
-        t0 = mono_ns();
+        t0 = bench_mono_ns();
         deliver_batch(fr, m);
-        ns += mono_ns() - t0;
+        ns += bench_mono_ns() - t0;
         for (i = 0; i < m; i++) {
             struct iovec iov = {rbuf, sizeof(rbuf)};
             struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
@@ -295,7 +181,6 @@ run(int n, long segments, int batch)
 int
 main(int argc, char **argv)
 {
-    struct stk_netif_cfg cfg;
     long segments = 20000;
     int batch = 32, opt, rc;
 
@@ -313,20 +198,8 @@ main(int argc, char **argv)
         batch <= 0)
         goto usage;
 
-    stk_test_set_clock(clock_fn);
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.ip = htonl(STACK_IP);
-    cfg.netmask = htonl(0xffffff00);
-    memcpy(cfg.mac, stack_mac, 6);
-    cfg.mtu = 1500;
-    cfg.csum_flags = STK_CSUM_RX_IP | STK_CSUM_RX_L4;
-    cfg.link.tx_alloc = tx_alloc;
-    cfg.link.tx_send = tx_send;
-    if ((rc = stk_init(&cfg)) != 0) {
-        fprintf(stderr, "stk_init: %d\n", rc);
+    if (bench_stack_up(tx_send) != 0)
         return 1;
-    }
-    arp_hello();
     rc = run(atoi(argv[optind]), segments, batch);
     if (rc != 0) {
         fprintf(stderr, "N=%s: failed (%d)\n", argv[optind], rc);
