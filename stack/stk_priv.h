@@ -20,6 +20,11 @@ extern "C" {
 
 /* Linux's default buffer sizes as getsockopt reports them (sysctl
  * tcp_wmem/tcp_rmem/wmem_default/rmem_default on Debian 12). */
+/* Code that runs only when something went wrong (a loss, a timeout, an
+ * undo): kept out of the hot path's instruction cache lines, and its
+ * branches predicted not taken. */
+#define STK_COLD __attribute__((cold))
+
 #define STK_TCP_SNDBUF_DEFAULT 16384
 #define STK_TCP_RCVBUF_DEFAULT 131072
 #define STK_UDP_BUF_DEFAULT 212992

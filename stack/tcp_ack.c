@@ -103,7 +103,7 @@ parse_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
 
 /* A never-retransmitted segment delivered below the highest SACKed
  * sequence: the network reordered it (Linux's tcp_check_sack_reordering). */
-static void
+STK_COLD static void
 note_reordering(struct tcp_pcb *pcb, uint32_t low_seq)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -184,7 +184,7 @@ clean_rtx(struct tcp_pcb *pcb, uint32_t ackno, uint64_t now)
 }
 
 /* Mark the segments wholly inside [l, r) as held by the peer. */
-static void
+STK_COLD static void
 sack_range(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
            uint64_t *first_sackt, uint32_t *reord)
 {
@@ -237,7 +237,7 @@ sack_range(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
 /* [l, r) minus what the previous ACK's blocks already covered: SACK
  * blocks repeat from ACK to ACK and mostly grow at one edge, so only the
  * new part of each is walked (Linux's recv_sack_cache). */
-static void
+STK_COLD static void
 sack_block(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
            uint64_t *first_sackt, uint32_t *reord)
 {
@@ -258,7 +258,7 @@ sack_block(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
 }
 
 /* D-SACK (RFC 2883): the first block reports data received twice. */
-static void
+STK_COLD static void
 dsack(struct tcp_pcb *pcb, uint32_t l, uint32_t r)
 {
     struct stk_tcp_ext *x = &pcb->acc;

@@ -68,7 +68,7 @@ reo_wnd_us(const struct stk_tcp_ext *x)
     return w < srtt ? w : srtt;
 }
 
-void
+STK_COLD void
 stk__mark_lost(struct tcp_pcb *pcb, struct stk_rtx_ent *e)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -88,7 +88,7 @@ stk__mark_lost(struct tcp_pcb *pcb, struct stk_rtx_ent *e)
     }
 }
 
-void
+STK_COLD void
 stk__rack_detect(struct tcp_pcb *pcb, uint64_t now, uint32_t *reo_us)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -143,7 +143,7 @@ stk__rack_update_reo_wnd(struct tcp_pcb *pcb)
     }
 }
 
-void
+STK_COLD void
 stk__newreno_mark_lost(struct tcp_pcb *pcb, bool advanced)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -191,7 +191,7 @@ stk__tlp_schedule(struct tcp_pcb *pcb, uint64_t now)
     return true;
 }
 
-void
+STK_COLD void
 stk__tlp_fire(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -222,7 +222,7 @@ rearm:
     stk__rearm_rto(pcb, now);
 }
 
-void
+STK_COLD void
 stk__tlp_ack(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;

@@ -131,7 +131,7 @@ may_undo(const struct stk_tcp_ext *x)
     return x->undo_valid && (x->undo_retrans == 0 || packet_delayed(x));
 }
 
-static void
+STK_COLD static void
 undo_cwnd_reduction(struct tcp_pcb *pcb, bool unmark_loss)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -235,7 +235,7 @@ cwnd_reduction(struct tcp_pcb *pcb, uint32_t newly_acked, uint32_t newly_lost,
     x->cwnd = in_flight + (uint32_t)sndcnt;
 }
 
-void
+STK_COLD void
 stk__enter_recovery(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -253,7 +253,7 @@ stk__enter_recovery(struct tcp_pcb *pcb)
     set_state(pcb, STK_CA_RECOVERY);
 }
 
-void
+STK_COLD void
 stk__enter_cwr(struct tcp_pcb *pcb)
 {
     init_cwnd_reduction(pcb);
@@ -264,7 +264,7 @@ stk__enter_cwr(struct tcp_pcb *pcb)
 
 /* ---- undo -----------------------------------------------------------------*/
 
-static bool
+STK_COLD static bool
 try_undo_recovery(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -289,7 +289,7 @@ try_undo_recovery(struct tcp_pcb *pcb)
     return false;
 }
 
-static bool
+STK_COLD static bool
 try_undo_dsack(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -304,7 +304,7 @@ try_undo_dsack(struct tcp_pcb *pcb)
     return false;
 }
 
-static bool
+STK_COLD static bool
 try_undo_partial(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -324,7 +324,7 @@ try_undo_partial(struct tcp_pcb *pcb)
     return false;
 }
 
-static bool
+STK_COLD static bool
 try_undo_loss(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -341,7 +341,7 @@ try_undo_loss(struct tcp_pcb *pcb)
 
 /* ---- NewReno's emulated SACKs ---------------------------------------------*/
 
-static void
+STK_COLD static void
 add_reno_sack(struct tcp_pcb *pcb, bool dupack)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -367,7 +367,7 @@ add_reno_sack(struct tcp_pcb *pcb, bool dupack)
 
 /* ---- what the ACK means ---------------------------------------------------*/
 
-static void
+STK_COLD static void
 identify_loss(struct tcp_pcb *pcb, uint64_t now, bool *set_timer,
               bool *lost_retrans)
 {
@@ -396,7 +396,7 @@ identify_loss(struct tcp_pcb *pcb, uint64_t now, bool *set_timer,
         *lost_retrans = true;
 }
 
-static void
+STK_COLD static void
 process_loss(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -418,7 +418,7 @@ process_loss(struct tcp_pcb *pcb)
 
 /* Linux's tcp_fastretrans_alert, for an ACK that is not plain forward
  * progress in the open state. */
-static void
+STK_COLD static void
 fastretrans_alert(struct tcp_pcb *pcb, uint64_t now, bool *set_timer)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -604,7 +604,7 @@ pace_sent(struct stk_tcp_ext *x, uint32_t len, uint64_t now)
     x->wstamp_ns += (uint64_t)len * 1000000000u / x->pacing_rate;
 }
 
-bool
+STK_COLD bool
 stk__retransmit(struct tcp_pcb *pcb, uint32_t i, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -638,7 +638,7 @@ stk__retransmit(struct tcp_pcb *pcb, uint32_t i, uint64_t now)
     return true;
 }
 
-void
+STK_COLD void
 stk__xmit_lost(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -680,7 +680,7 @@ stk_tcp_output_begin(struct tcp_pcb *pcb)
 /* RFC 5681 section 4.1 as Linux does it (tcp_slow_start_after_idle): after
  * an idle period longer than the RTO, cwnd falls back toward the initial
  * window, halving per RTO idle. */
-static void
+STK_COLD static void
 cwnd_restart(struct tcp_pcb *pcb, uint64_t idle_ns)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -809,7 +809,7 @@ stk__set_xmit_timer(struct tcp_pcb *pcb, uint64_t now)
 
 /* Linux's tcp_model_timeout: how long retries timeouts take when the RTO
  * starts at base and doubles up to the maximum. */
-static uint64_t
+STK_COLD static uint64_t
 model_timeout_us(uint32_t retries, uint64_t base_us)
 {
     uint32_t thresh = 0;
@@ -824,7 +824,7 @@ model_timeout_us(uint32_t retries, uint64_t base_us)
 
 /* Every segment not SACKed is lost (those sent less than an RTT ago
  * excepted: their ACKs may still come). */
-static void
+STK_COLD static void
 timeout_mark_lost(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -849,7 +849,7 @@ timeout_mark_lost(struct tcp_pcb *pcb, uint64_t now)
     }
 }
 
-static void
+STK_COLD static void
 enter_loss(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -875,7 +875,7 @@ enter_loss(struct tcp_pcb *pcb, uint64_t now)
 }
 
 /* After a timeout the RTO doubles (up to 120 s) and runs again. */
-static void
+STK_COLD static void
 backoff(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -887,7 +887,7 @@ backoff(struct tcp_pcb *pcb, uint64_t now)
 
 /* The handshake: SYN (SYN-SENT) or SYN-ACK (SYN-RCVD) again, as often as
  * Linux's tcp_syn_retries / tcp_synack_retries. */
-static void
+STK_COLD static void
 syn_timeout(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -908,7 +908,7 @@ syn_timeout(struct tcp_pcb *pcb, uint64_t now)
     backoff(pcb, now);
 }
 
-void
+STK_COLD void
 stk__rto_fire(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -948,7 +948,7 @@ stk__rto_fire(struct tcp_pcb *pcb, uint64_t now)
     backoff(pcb, now);
 }
 
-void
+STK_COLD void
 stk__reo_fire(struct tcp_pcb *pcb, uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -978,7 +978,7 @@ stk_tcp_pcb_free(struct tcp_pcb *pcb)
     stk__rtx_free(&pcb->acc);
 }
 
-void
+STK_COLD void
 stk__tcp_set_cc(struct tcp_pcb *pcb, int cc)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -992,7 +992,7 @@ stk__tcp_set_cc(struct tcp_pcb *pcb, int cc)
         cc_of(x)->init(pcb);
 }
 
-void
+STK_COLD void
 stk__tcp_ext_imported(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
@@ -1008,7 +1008,7 @@ stk__tcp_ext_imported(struct tcp_pcb *pcb)
     x->packets_out = x->sacked_out = x->lost_out = x->retrans_out = 0;
 }
 
-void
+STK_COLD void
 stk__tcp_pcb_listed(struct tcp_pcb *pcb, bool active)
 {
     struct stk_tcp_ext *x = &pcb->acc;

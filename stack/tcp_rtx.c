@@ -109,6 +109,8 @@ stk__rtx_pop(struct stk_tcp_ext *x)
 
     q->head = (q->head + 1) & (q->cap - 1);
     q->n--;
+    if (q->n == 0)
+        q->head = 0; /* a request/response connection reuses one line */
 }
 
 struct tcp_seg *
