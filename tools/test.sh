@@ -13,10 +13,12 @@
 #   differential   ctest -L differential (kernel vs accel traces)
 #   acceptance     ../shared/acceptance/{foundation,nginx,loss}.sh (one suite
 #                  each: acceptance-foundation, acceptance-nginx,
-#                  acceptance-loss) when they exist next to the repository
+#                  acceptance-loss); a missing script fails its suite when
+#                  ../shared/acceptance exists or ACCEL_TEST_REQUIRE_ACCEPTANCE=1
+#                  (.ci/run sets it), and is counted as skipped otherwise
 #
-# Each suite is counted once; the last line is "N passed, N failed" and the
-# exit status is non-zero when any suite failed. Suite output goes to
+# Each suite is counted once; the last line is "N passed, N failed[, N
+# skipped]" and the exit status is non-zero when any suite failed. Suite output goes to
 # build/test-logs/<suite>.log; failures print its tail.
 set -u
 set -o pipefail
@@ -42,6 +44,7 @@ mkdir -p "$LOGS"
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 FAILED_NAMES=()
 # suite NAME LIMIT_SECONDS CMD...: one line per suite, the log on failure.
 suite() {
@@ -134,11 +137,17 @@ for a in foundation nginx loss; do
         else
             suite "acceptance-$a" 900 env -u ACCEL_LAB_TAG bash "$ACCEPT_DIR/$a.sh"
         fi
+    elif [[ ${ACCEL_TEST_REQUIRE_ACCEPTANCE:-0} == 1 || -d ${ACCEPT_DIR:-/nonexistent} ]]; then
+        # CI (.ci/run), or a checkout whose acceptance directory lacks it.
+        echo "test acceptance-$a ... FAILED (no ${ACCEPT_DIR:-../shared/acceptance}/$a.sh)"
+        FAILED=$((FAILED + 1))
+        FAILED_NAMES+=("acceptance-$a")
     else
-        echo "test acceptance-$a ... skipped (no ../shared/acceptance/$a.sh next to the repository)"
+        echo "test acceptance-$a ... skipped (no ../shared/acceptance next to the repository)"
+        SKIPPED=$((SKIPPED + 1))
     fi
 done
 
 ((FAILED == 0)) || echo "failed suites: ${FAILED_NAMES[*]}"
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed$( ((SKIPPED == 0)) || echo ", $SKIPPED skipped")"
 ((FAILED == 0))

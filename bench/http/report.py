@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
     series_desc,
-    DISTURBED_PCT, accel_points, accel_stats, busy_note, c2c_cell, c2c_note, cmd,
+    DISTURBED_PCT, accel_points, accel_stats, busy_note, c2c_cell, c2c_note, cmd, commit_note,
     failed_notes, failed_row, fmt, load, machine, machine_line, median,
     other_pct, placement_line, ratio, read, by_rounds, rounds_of, save_fig, side_bars, smoke_note,
     style_axes, topo_series as measured_series, write_json, write_md as write_lines)
@@ -145,7 +145,7 @@ def perf_section(meta, series):
 
 def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
     dur = int(meta["duration_s"])
-    L = ["# HTTP benchmark %s" % meta["stamp"], ""] + smoke_note(meta)
+    L = ["# HTTP benchmark %s" % meta["stamp"], ""] + commit_note(meta) + smoke_note(meta)
     nr = int(meta.get("rounds", "1"))
     if nr > 1:
         L += ["## Targets (issue 3)", "",

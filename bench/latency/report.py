@@ -27,6 +27,7 @@ from benchlib import (  # noqa: E402
     DISTURBED_PCT, accel_points, busy_note, c2c_cell, c2c_note, cmd, failed_notes, failed_row,
     fmt, load, machine, machine_line, median, other_pct, placement_line, ratio,
     read, by_rounds, rounds_of, save_fig, side_bars, smoke_note, style_axes, table_row,
+    commit_note,
     topo_series as measured_series, write_json, write_md as write_lines)
 
 KERNEL = "kernel"
@@ -247,7 +248,8 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
     dur = int(meta["duration_s"])
     nr = int(meta.get("rounds", "1"))
     all_points = all_points or points
-    L = ["# Latency benchmark (sockperf) %s" % meta["stamp"], ""] + smoke_note(meta)
+    L = (["# Latency benchmark (sockperf) %s" % meta["stamp"], ""] + commit_note(meta) +
+         smoke_note(meta))
     if meta.get("profile_fallback") == "1":
         L += ["Latency profile: %s." % meta["profile_how"], ""]
     L += ["## Targets (issue 4)", "",

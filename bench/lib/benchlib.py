@@ -313,6 +313,11 @@ def failed_row(ncols, *cells):
     return "| %s | failed |" % " | ".join(cells) + " |" * (ncols - len(cells) - 1)
 
 
+def commit_note(meta):
+    """The .md's line naming the commit the run measured (meta "commit")."""
+    return ["At commit %s." % meta["commit"], ""] if meta.get("commit") else []
+
+
 def smoke_note(meta):
     """The .md's warning lines for a --smoke run."""
     if meta.get("smoke") != "1":

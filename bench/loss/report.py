@@ -21,7 +21,7 @@ from matplotlib.patches import Patch  # noqa: E402
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
-    DISTURBED_PCT, busy_note, cmd, failed_notes, fmt, load, machine, machine_line, median,
+    DISTURBED_PCT, busy_note, cmd, commit_note, failed_notes, fmt, load, machine, machine_line, median,
     median_points, other_pct, read, rounds_of, save_fig, side_bars, style_axes, table_row,
     write_json, write_md)
 
@@ -368,9 +368,7 @@ def conditions(meta, all_points):
 
 def write_report_md(path, meta, points, all_points, summ, tg):
     nr = len(rounds_of(all_points))
-    L = ["# Loss benchmark %s" % meta["stamp"], ""]
-    if meta.get("commit"):
-        L += ["At commit %s." % meta["commit"], ""]
+    L = ["# Loss benchmark %s" % meta["stamp"], ""] + commit_note(meta)
     if meta.get("smoke") == "1":
         L += ["**Smoke run (CI): %g MB, one round; the figures are not meaningful.**" % (
             int(meta["size"]) / 1e6), ""]

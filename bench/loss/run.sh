@@ -132,7 +132,6 @@ done
 . "$HERE/../../tests/lib/netns.sh"
 
 bench_files loss
-CHECK_STRICT=1 # an accelerated point that fails fails the run, --smoke too
 SIZE=$((SIZE_MB * 1000000))
 PORT=80
 FETCH=$LIBDIR/fetch.py # tests/lib/fetch.py
@@ -357,8 +356,7 @@ meta points "$POINTS_ARG"
 meta directions "$DIRS"
 meta timeout_s "$XFER_LIMIT"
 meta kernel_cc "$KCC"
-meta commit "$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null)$(
-    git -C "$HERE" diff --quiet HEAD 2>/dev/null || echo -modified)"
+meta_commit
 meta kernel_cc_machine_default "$(sysctl -n net.ipv4.tcp_congestion_control)"
 meta accel_cc "$ACC_CC"
 meta impair_cpu_fixed "${ACCEL_LAB_IMPAIR_CPU:-}"

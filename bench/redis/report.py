@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from benchlib import (  # noqa: E402
     series_desc,
     accel_stats, failed_notes, fmt, load, machine, machine_line, ratio, read, save_fig,
-    side_bars, smoke_note, style_axes, table_row, topo_series, write_json, write_md)
+    side_bars, commit_note, smoke_note, style_axes, table_row, topo_series, write_json, write_md)
 
 KERNEL = "kernel"
 TOPOLOGIES, KERNEL_DESC = series_desc("redis-benchmark", "redis-server")
@@ -62,7 +62,7 @@ def main():
     write_json(base + ".json", {"meta": meta, "points": points, "ratios": rat,
                                 "accel_stats": stats})
 
-    L = ["# Redis benchmark %s" % meta["stamp"], ""] + smoke_note(meta)
+    L = ["# Redis benchmark %s" % meta["stamp"], ""] + commit_note(meta) + smoke_note(meta)
     L += ["## Conditions", "",
           "* %s" % meta.get("redis_version", "redis-server"),
           "* Kernel series: " + KERNEL_DESC + "."]

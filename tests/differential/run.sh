@@ -26,6 +26,8 @@
 # TAG is $ACCEL_LAB_TAG (empty: the canonical lab names).
 #
 # allowlist.txt lines "scenario-name  reason" accept a known difference.
+# kernel_only.txt names the scenarios that open no socket the stack serves;
+# every other one fails if its accel run put no socket on the stack.
 # Exit: 0 all pass, 1 an unexpected difference or failure, 4 skipped (no
 # root, or accel-run missing in the full mode).
 set -u
@@ -228,7 +230,29 @@ compare() {
 		local nport
 		nport=$(grep -lE 'rx_frames +[1-9]' "$OUT"/accel/*.stderr 2>/dev/null | wc -l)
 		echo "accel runs with frames through the DPDK port: $nport of ${#SCEN[@]}"
+		on_stack || bad=1
 	fi
+	return $bad
+}
+
+# on_stack: every scenario not in kernel_only.txt must have put at least
+# one socket on the stack (ACCEL_STATS sock_accel, summed over its
+# processes): a trace that matches because the whole run silently fell
+# back to the kernel proves nothing. Returns 1 on any such scenario.
+on_stack() {
+	local s n bad=0 listed
+	for s in "${SCEN[@]}"; do
+		n=$(awk '$2 == "stats:" && $3 == "sock_accel" { t += $4 } END { print t + 0 }' \
+			"$OUT/accel/$s.stderr" 2>/dev/null)
+		listed=
+		grep -qx "$s" <(awk '!/^#/ && NF { print $1 }' "$HERE/kernel_only.txt") && listed=1
+		if [ "${n:-0}" -eq 0 ] && [ -z "$listed" ]; then
+			echo "FAIL $s: no socket on the stack in the accel run (sock_accel 0; a silent fallback, or list it in kernel_only.txt)"
+			bad=1
+		elif [ "${n:-0}" -gt 0 ] && [ -n "$listed" ]; then
+			echo "NOTE $s: in kernel_only.txt but put $n socket(s) on the stack"
+		fi
+	done
 	return $bad
 }
 

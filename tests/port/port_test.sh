@@ -4,7 +4,8 @@
 # af_xdp -> af_packet fallback, rt_block semantics, memif between two
 # processes, a missing interface reported by name, and clean-up after exit
 # (no XDP program left on the interface, no EAL runtime directory left).
-# Usage: port_test.sh PORT_SMOKE BLOCK_TEST. Exit 0 ok, 1 failure, 4 skip.
+# Usage: port_test.sh PORT_SMOKE BLOCK_TEST. Exit 0 ok, 1 failure, 4 skip
+# (not root, or no iproute2).
 set -u
 SMOKE=$1
 BLOCK=$2
@@ -23,8 +24,11 @@ trap cleanup EXIT INT TERM
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; fail=1; }
 
-ip netns add "$K" && ip netns add "$A" && ip netns add "$M" || exit 4
-ip link add "$VK" type veth peer name "$VA" || exit 4
+# As root, a setup that fails is a failure, not a skip: the suite would
+# otherwise pass on a machine where nothing it covers can run.
+setup_fail() { echo "FAIL namespace setup: $*"; exit 1; }
+ip netns add "$K" && ip netns add "$A" && ip netns add "$M" || setup_fail "ip netns add"
+ip link add "$VK" type veth peer name "$VA" || setup_fail "ip link add veth"
 ip link set "$VK" netns "$K"; ip link set "$VA" netns "$A"
 ip -n "$K" addr add 10.209.0.1/24 dev "$VK"
 ip -n "$K" link set "$VK" up; ip -n "$A" link set "$VA" up
