@@ -6,9 +6,11 @@
  *
  * fork (pthread_atfork child handler, so fork() needs no wrapper): the
  * child releases fd-table slot locks and the epoll lock held by threads
- * that do not exist in it, bumps the fork epoch (sockets accelerated in the
- * parent now report EBADF, and their close only closes the kernel fd: the
- * stack socket belongs to the parent) and tells the runtime. exec needs
+ * that do not exist in it, bumps the fork epoch and tells the runtime. A
+ * socket accelerated before the fork is then claimed at its first use in
+ * either process (one of them wins it; the other's copy reports EBADF) when
+ * the port is shared, and reports EBADF in the child when it is not
+ * (docs/DESIGN.md section 8). exec needs
  * nothing: kernel fds survive it and the library starts afresh.
  */
 #include <pthread.h>

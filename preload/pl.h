@@ -26,8 +26,9 @@
 /** Set by the constructor once the libc table is resolved. */
 extern atomic_bool pl__ready;
 
-/** Bumped in the child at every fork: accelerated sockets remember the
- *  value they were accelerated under and refuse work in another process. */
+/** Bumped at every fork, in the child, and in the parent too when the port
+ *  is shared: accelerated sockets remember the value they were accelerated
+ *  under and, in a new epoch, are claimed (shared port) or refuse work. */
 extern atomic_uint pl_fork_epoch;
 
 /** True when wrappers may do more than pass through. */

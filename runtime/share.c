@@ -33,8 +33,9 @@
  * own.
  *
  * Not shared: a process whose memory is not in hugepages (--no-huge makes
- * DPDK's memory private to the process), and memif ports: their children
- * use the kernel.
+ * DPDK's memory private to the process): its children use the kernel.
+ * memif ports are shared as the others are, with their mappings kept in
+ * step by share_memif.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,19 +1,21 @@
 /*
  * Bringing the data path up, once per process, from the first thread that
- * needs it (preload calls rt_start() from its socket() wrapper with
- * rt_in_lib set). Order: configuration, EAL, port (ACCEL_VDEV as given; or
- * ACCEL_IFACE hot-plugged as af_xdp, falling back to af_packet when
- * ACCEL_DRIVER=auto), the stack on top of it, the progress thread. All
- * signals are blocked while this runs, so threads DPDK creates (the EAL
- * interrupt thread) and ours never take the application's signals. The
- * result, good or bad, is remembered: a failure is logged once, with the
- * variable to change, and every later call returns the same -errno so the
- * application stays on the kernel stack.
+ * needs it (preload's pl_sock_accelerate calls rt_start() with rt_in_lib
+ * set, at the first call that puts a socket on the stack). Order:
+ * configuration, EAL, port (ACCEL_VDEV as given; or ACCEL_IFACE hot-plugged as
+ * af_xdp, falling back to af_packet when ACCEL_DRIVER=auto), the stack on top
+ * of it, the progress thread. All signals are blocked while this runs, so
+ * threads DPDK creates (the EAL interrupt thread) and ours never take the
+ * application's signals. The result, good or bad, is remembered: a failure is
+ * logged once, with the variable to change, and every later call returns the
+ * same -errno so the application stays on the kernel stack.
  *
- * Fork (foundation): the data path belongs to the process that started it.
- * rt_atfork_child() marks it unusable in the child, which never touches
- * DPDK (no bursts, no rte_eal_cleanup, which would close the parent's
- * port); its counters restart from zero. See docs/DESIGN.md.
+ * Fork: once a fork shares the port (share.c: af_xdp, af_packet and memif
+ * ports), parent and child both use it, each its own copy of the stack;
+ * when it cannot be shared, rt_atfork_child() marks the data path unusable
+ * in the child, which never touches DPDK (no bursts, no rte_eal_cleanup,
+ * which would close the parent's port). A child's counters restart from
+ * zero. See docs/DESIGN.md section 8.
  */
 #define _GNU_SOURCE
 #include <errno.h>
