@@ -14,7 +14,7 @@
 #   acceptance     ../shared/acceptance/{foundation,nginx,loss}.sh (one suite
 #                  each: acceptance-foundation, acceptance-nginx,
 #                  acceptance-loss); a missing script fails its suite when
-#                  ../shared/acceptance exists or ACCEL_TEST_REQUIRE_ACCEPTANCE=1
+#                  ../shared/acceptance exists or TEST_REQUIRE_ACCEPTANCE=1
 #                  (.ci/run sets it), and is counted as skipped otherwise
 #
 # Each suite is counted once; the last line is "N passed, N failed[, N
@@ -137,7 +137,7 @@ for a in foundation nginx loss; do
         else
             suite "acceptance-$a" 900 env -u ACCEL_LAB_TAG bash "$ACCEPT_DIR/$a.sh"
         fi
-    elif [[ ${ACCEL_TEST_REQUIRE_ACCEPTANCE:-0} == 1 || -d ${ACCEPT_DIR:-/nonexistent} ]]; then
+    elif [[ ${TEST_REQUIRE_ACCEPTANCE:-0} == 1 || -d ${ACCEPT_DIR:-/nonexistent} ]]; then
         # CI (.ci/run), or a checkout whose acceptance directory lacks it.
         echo "test acceptance-$a ... FAILED (no ${ACCEPT_DIR:-../shared/acceptance}/$a.sh)"
         FAILED=$((FAILED + 1))
