@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# gen-options-md.sh: the README's configuration table, generated from
-# runtime/cfg_options.def (the one place options are defined).
+# gen-options-md.sh: the configuration tables of README.md (brief: name,
+# default, the description's first clause) and docs/OPTIONS.md (full),
+# generated from runtime/cfg_options.def (the one place options are
+# defined).
 #
-#   gen-options-md.sh                 print the table
-#   gen-options-md.sh --update FILE   rewrite the table between the markers
-#                                     <!-- options:begin --> and <!-- options:end -->
-#   gen-options-md.sh --check FILE    exit 1 when FILE's table is out of date
+#   gen-options-md.sh [--brief]       print the full (or brief) table
+#   gen-options-md.sh --update FILE   rewrite the tables between the markers
+#                                     <!-- options:begin --> .. <!-- options:end -->
+#                                     (full) and <!-- options-brief:begin -->
+#                                     .. <!-- options-brief:end --> (brief)
+#   gen-options-md.sh --check FILE    exit 1 when a table of FILE is out of date
 set -eu
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 DEF=${ACCEL_OPTIONS_DEF:-$REPO/runtime/cfg_options.def}
@@ -71,20 +75,43 @@ def table(path):
         rows.append(f'| `{name}` | {typ} | {d} | {cell(rng)} | {cell(doc)} |')
     return '\n'.join(rows) + '\n'
 
-BEGIN, END = '<!-- options:begin -->', '<!-- options:end -->'
+def brief(doc):
+    """The description's first clause: up to its first '; ', ': ', ', e.g.',
+    ' (' or '. ', when that leaves enough to say what the option is."""
+    cut = len(doc)
+    for sep, least in (('; ', 15), (': ', 15), (', e.g.', 15), (' (', 25), ('. ', 15)):
+        i = doc.find(sep)
+        if least <= i < cut:
+            cut = i
+    return doc[:cut]
+
+def brief_table(path):
+    rows = ['| Variable | Default | What |', '|---|---|---|']
+    for name, _field, typ, default, lo, hi, doc in parse(path):
+        d = f'`{default}`' if default != '' else ''
+        rows.append(f'| `{name}` | {d} | {cell(brief(doc))} |')
+    return '\n'.join(rows) + '\n'
+
+MARKS = {'options': table, 'options-brief': brief_table}
 path, args = sys.argv[1], sys.argv[2:]
-tab = table(path)
-if not args:
-    sys.stdout.write(tab)
+if not args or args == ['--brief']:
+    sys.stdout.write((brief_table if args else table)(path))
     sys.exit(0)
 if len(args) != 2 or args[0] not in ('--update', '--check'):
-    sys.exit('usage: gen-options-md.sh [--update|--check FILE]')
+    sys.exit('usage: gen-options-md.sh [--brief] | [--update|--check FILE]')
 doc = open(args[1]).read()
-if BEGIN not in doc or END not in doc:
-    sys.exit(f'{args[1]}: no {BEGIN} ... {END} markers')
-head, rest = doc.split(BEGIN, 1)
-_, tail = rest.split(END, 1)
-new = head + BEGIN + '\n' + tab + END + tail
+new, found = doc, 0
+for mark, make in MARKS.items():
+    BEGIN, END = f'<!-- {mark}:begin -->', f'<!-- {mark}:end -->'
+    if BEGIN not in new or END not in new:
+        continue
+    found += 1
+    head, rest = new.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    new = head + BEGIN + '\n' + make(path) + END + tail
+if not found:
+    sys.exit(f'{args[1]}: no <!-- options:begin --> or <!-- options-brief:begin --> '
+             'markers')
 if args[0] == '--check':
     if new != doc:
         sys.exit(f'{args[1]}: the options table is out of date with '
