@@ -1,7 +1,8 @@
 /*
  * Interposed data calls. Every receive form builds a msghdr and goes to
  * pl_sock_recvmsg(), every send form to pl_sock_sendmsg() (sock_io.c);
- * recvmmsg/sendmmsg loop over those, sendfile reads the file and sends.
+ * sendmmsg loops over those, sendfile reads the file and sends. recvmsg
+ * and recvmmsg, which need none of this, are generated (wrap_gen.c).
  * A UDP socket still UNDECIDED is decided by its first sendto/sendmsg with
  * a destination. SIGPIPE is raised for EPIPE (unless MSG_NOSIGNAL) after
  * the thread left the library, so the handler runs as application code.
@@ -179,43 +180,6 @@ __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
     if (n > buflen) /* aborts */
         return libc___recvfrom_chk(fd, buf, n, buflen, flags, addr, alen);
     return recvfrom(fd, buf, n, flags, addr, alen);
-}
-
-ssize_t
-recvmsg(int fd, struct msghdr *msg, int flags)
-{
-    struct pl_ctx ctx;
-    struct pl_sock *s;
-    ssize_t rc;
-
-    if (!pl_active())
-        return libc_recvmsg(fd, msg, flags);
-    s = pl_wrap_sock(fd, PL_ST_ACCEL);
-    if (s == NULL)
-        return libc_recvmsg(fd, msg, flags);
-    pl_enter(&ctx);
-    rc = msg == NULL ? -EFAULT : pl_sock_recvmsg(s, fd, msg, flags);
-    pl_wrap_put(&s->hdr);
-    return pl_exit(&ctx, rc);
-}
-
-int
-recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
-         struct timespec *timeout)
-{
-    struct pl_ctx ctx;
-    struct pl_sock *s;
-    int rc;
-
-    if (!pl_active())
-        return libc_recvmmsg(fd, vec, vlen, flags, timeout);
-    s = pl_wrap_sock(fd, PL_ST_ACCEL);
-    if (s == NULL)
-        return libc_recvmmsg(fd, vec, vlen, flags, timeout);
-    pl_enter(&ctx);
-    rc = pl_sock_recvmmsg(s, fd, vec, vlen, flags, timeout);
-    pl_wrap_put(&s->hdr);
-    return (int)pl_exit(&ctx, rc);
 }
 
 ssize_t
