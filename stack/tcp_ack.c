@@ -384,19 +384,12 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     if (TCP_SEQ_BETWEEN(ackno, pcb->lastack + 1, pcb->snd_nxt)) {
         a->advanced = true;
         if (x->syn_out) {
-            /* The handshake's SYN-ACK (SYN-RCVD): its RTT, if sent once.
-             * (The flag spares every later ACK a look at a segment
-             * header that is no longer in the cache.) */
-            struct tcp_seg *h = pcb->unacked;
-
-            if (h != NULL && (TCPH_FLAGS(h->tcphdr) & TCP_SYN) &&
-                TCP_SEQ_LEQ(lwip_ntohl(h->tcphdr->seqno) + 1, ackno)) {
-                x->syn_out = false;
-                if (!x->syn_retrans && x->syn_xmit_ns != 0)
-                    a->seq_rtt_us = (int64_t)stk__us_since(now, x->syn_xmit_ns);
-            } else if (h == NULL || !(TCPH_FLAGS(h->tcphdr) & TCP_SYN)) {
-                x->syn_out = false;
-            }
+            /* The handshake's SYN-ACK (SYN-RCVD): the SYN is the first
+             * sequence number, so any ACK that moves snd_una acks it. Its
+             * RTT, if sent once. */
+            x->syn_out = false;
+            if (!x->syn_retrans && x->syn_xmit_ns != 0)
+                a->seq_rtt_us = (int64_t)stk__us_since(now, x->syn_xmit_ns);
         }
         clean_rtx(pcb, ackno, now);
     }

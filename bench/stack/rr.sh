@@ -77,11 +77,13 @@ if [ -n "$base" ]; then
         { cat "$tmp/cmake.log" >&2; exit 1; }
     build "$tmp/base" "$tmp/base-build"
     base_bin=$tmp/base-build/bench/stack/rr_bench
+    # A base from before the congestion controls runs its one algorithm.
+    base_cc=cubic
+    grep -q RR_NO_CC "$tmp/base/bench/stack/CMakeLists.txt" && base_cc=-
 fi
 
 # ir BIN N CC: instructions per request (callgrind counts serve_one only)
 ir() {
-    set -- "$1" "$2" "$3"
     if [ "$3" = - ]; then cc_arg=""; else cc_arg="-c $3"; fi
     # shellcheck disable=SC2086 # cc_arg is two words or none
     valgrind --tool=callgrind --toggle-collect=serve_one \
@@ -126,8 +128,8 @@ report="$tmp/report.md"
 } >"$report"
 for n in "$@"; do
     if [ -n "$base" ]; then
-        bi=$(ir "$base_bin" "$n" "$( grep -q RR_NO_CC "$tmp/base/bench/stack/CMakeLists.txt" && echo - || echo cubic)")
-        bn=$(ns "$base_bin" "$n" "$( grep -q RR_NO_CC "$tmp/base/bench/stack/CMakeLists.txt" && echo - || echo cubic)")
+        bi=$(ir "$base_bin" "$n" "$base_cc")
+        bn=$(ns "$base_bin" "$n" "$base_cc")
     fi
     for cc in $ccs; do
         ci=$(ir "$cur_bin" "$n" "$cc")
