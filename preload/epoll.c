@@ -41,6 +41,7 @@
  * rt_lock -> rd_mu.
  */
 #include "epoll.h"
+#include "clock.h"
 #include "stk.h"
 
 #include <limits.h>
@@ -605,7 +606,7 @@ scan_socks(struct pl_epoll *ep, struct epoll_event *out, int max, bool kernel)
 static bool
 kernel_due(const struct pl_epoll *ep, uint64_t now)
 {
-    uint64_t every = (uint64_t)rt_cfg.epoll_kernel_usec * 1000;
+    uint64_t every = (uint64_t)base_cfg.epoll_kernel_usec * 1000;
 
     return every == 0 || !rt_started() || now - ep->kpoll_ns >= every;
 }
@@ -613,7 +614,7 @@ kernel_due(const struct pl_epoll *ep, uint64_t now)
 static int
 collect(struct pl_epoll *ep, int epfd, struct epoll_event *evs, int max)
 {
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
     bool kernel = kernel_due(ep, now);
     int n = 0, k;
 
@@ -734,10 +735,10 @@ pl_ep_sock_kside(struct pl_sock *s)
         if (rc == 0)
             it->kreg = true;
         else
-            RT_WARN("ep",
-                    "fd %d: its kernel side cannot join the epoll set (%s): "
-                    "kernel-side traffic is seen at the next stack event",
-                    it->fd, strerror(-rc));
+            BASE_WARN("ep",
+                      "fd %d: its kernel side cannot join the epoll set (%s): "
+                      "kernel-side traffic is seen at the next stack event",
+                      it->fd, strerror(-rc));
     }
     pthread_mutex_unlock(&ep_mu);
 }
@@ -757,8 +758,8 @@ pl_ep_sock_to_kernel(struct pl_sock *s)
         if (it->kreg)
             libc_epoll_ctl(it->ep->shadow, EPOLL_CTL_DEL, it->fd, &kev);
         if (libc_epoll_ctl(it->ep->epfd, EPOLL_CTL_ADD, it->fd, &kev) < 0)
-            RT_WARN("ep", "fd %d lost its epoll registration (%s)", it->fd,
-                    strerror(errno));
+            BASE_WARN("ep", "fd %d lost its epoll registration (%s)", it->fd,
+                      strerror(errno));
         ep_unlink(it);
         free(it);
     }

@@ -89,10 +89,10 @@ pl_kfile_own(struct pl_sock *s, int fd)
 out:
     pthread_mutex_unlock(&s->mu);
     if (rc < 0)
-        RT_WARN("fd",
-                "fd %d: no kernel socket of its own (%s): kernel-side "
-                "settings of accepted sockets are shared",
-                fd, strerror(-rc));
+        BASE_WARN("fd",
+                  "fd %d: no kernel socket of its own (%s): kernel-side "
+                  "settings of accepted sockets are shared",
+                  fd, strerror(-rc));
 }
 
 void

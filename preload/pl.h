@@ -4,7 +4,7 @@
  *
  * Wrapper shape (STYLE.md 2.4): pass straight to libc_<name>() when the
  * library is not ready or the thread is already inside the library
- * (rt_in_lib: DPDK and the stack calling socket/poll/close...); otherwise
+ * (base_in_lib: DPDK and the stack calling socket/poll/close...); otherwise
  * pl_enter(), do the work with -errno returns, and return pl_exit(), which
  * is the only place errno is written (-e -> errno = e, -1; success ->
  * the caller's errno restored).
@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clock.h"
 #include "inlib.h"
 
 #define pl_likely(x) __builtin_expect(!!(x), 1)
@@ -36,7 +37,7 @@ static inline bool
 pl_active(void)
 {
     return pl_likely(atomic_load_explicit(&pl__ready, memory_order_relaxed)) &&
-           !rt_in_lib;
+           !base_in_lib;
 }
 
 struct pl_ctx {
@@ -51,14 +52,14 @@ static inline void
 pl_enter(struct pl_ctx *c)
 {
     c->saved_errno = errno;
-    rt_in_lib = 1;
+    base_in_lib = 1;
 }
 
 /** Leave without a result (the wrapper then passes through to libc). */
 static inline void
 pl_leave(struct pl_ctx *c)
 {
-    rt_in_lib = 0;
+    base_in_lib = 0;
     errno = c->saved_errno;
 }
 
@@ -66,7 +67,7 @@ pl_leave(struct pl_ctx *c)
 static inline ssize_t
 pl_exit(struct pl_ctx *c, ssize_t rc)
 {
-    rt_in_lib = 0;
+    base_in_lib = 0;
     if (rc < 0) {
         errno = (int)-rc;
         return -1;
@@ -84,7 +85,7 @@ pl_sysret(ssize_t rc)
 
 /* ---- time --------------------------------------------------------------- */
 
-/** Deadline (rt_now_ns() based) for a timeout in ns; -1 = none. */
+/** Deadline (base_now_ns() based) for a timeout in ns; -1 = none. */
 int64_t pl_deadline(int64_t timeout_ns);
 
 /** Milliseconds left until deadline (rounded up), -1 for no deadline,

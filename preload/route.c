@@ -39,7 +39,7 @@
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static struct pl_rules rules; /* immutable once loaded */
 static bool rules_bad;
-static char rules_path[RT_CFG_STR_MAX];
+static char rules_path[BASE_CFG_STR_MAX];
 
 /* The whole file into a malloc'd buffer; 0 or -errno with err set. */
 static int
@@ -100,12 +100,12 @@ read_file(const char *path, char **text, size_t *len, char *err, size_t errlen)
 static void
 load(void)
 {
-    const char *path = rt_cfg.rules;
+    const char *path = base_cfg.rules;
     char err[512], *text = NULL;
     size_t len = 0;
     int rc;
 
-    if (rt_cfg_load() != 0)
+    if (base_cfg_load() != 0)
         return; /* logged; the library accelerates nothing anyway */
     if (path == NULL || path[0] == '\0') {
         path = PL_RULES_SYSTEM_FILE;
@@ -121,14 +121,14 @@ load(void)
         free(text);
     }
     if (rc != 0) {
-        RT_ERR("rules", "%s (the program runs on the kernel stack)", err);
+        BASE_ERR("rules", "%s (the program runs on the kernel stack)", err);
         rules_bad = true;
         return;
     }
     rc = (int)rules.n;
     pl_rules_for_prog(&rules, program_invocation_short_name);
-    RT_INFO("rules", "%s: %d rules, %zu of them for program %s", path, rc,
-            rules.n, program_invocation_short_name);
+    BASE_INFO("rules", "%s: %d rules, %zu of them for program %s", path, rc,
+              rules.n, program_invocation_short_name);
 }
 
 bool
@@ -145,18 +145,19 @@ log_hit(int fd, const char *role, const struct sockaddr *a,
     const struct sockaddr_in *sin = (const struct sockaddr_in *)a;
     char ab[INET_ADDRSTRLEN];
 
-    if (fd < 0 || hit == NULL || rt_log_level < RT_LOG_DEBUG)
+    if (fd < 0 || hit == NULL || base_log_level < BASE_LOG_DEBUG)
         return;
     inet_ntop(AF_INET, &sin->sin_addr, ab, sizeof(ab));
     if (r == PL_ROUTE_KERNEL && hit->action == PL_RULE_ACCEL)
-        RT_DBG("rules",
-               "fd %d: %s %s:%u: kernel, although %s:%u says accel (the "
-               "stack cannot serve this address)",
-               fd, role, ab, ntohs(sin->sin_port), rules_path, hit->line);
+        BASE_DBG("rules",
+                 "fd %d: %s %s:%u: kernel, although %s:%u says accel (the "
+                 "stack cannot serve this address)",
+                 fd, role, ab, ntohs(sin->sin_port), rules_path, hit->line);
     else
-        RT_DBG("rules", "fd %d: %s %s:%u: %s (%s:%u)", fd, role, ab,
-               ntohs(sin->sin_port), r == PL_ROUTE_KERNEL ? "kernel" : "accel",
-               rules_path, hit->line);
+        BASE_DBG("rules", "fd %d: %s %s:%u: %s (%s:%u)", fd, role, ab,
+                 ntohs(sin->sin_port),
+                 r == PL_ROUTE_KERNEL ? "kernel" : "accel", rules_path,
+                 hit->line);
 }
 
 /* The rules loaded (once per process) and the stack's addressing. */

@@ -18,7 +18,7 @@
  * epoll code and the runtime meet. Any number of application threads may
  * call into the library at once, on the same or different fds; the
  * library's own threads are the progress thread (runtime/progress.c) and
- * DPDK's, which never enter the wrappers (rt_in_lib).
+ * DPDK's, which never enter the wrappers (base_in_lib).
  *
  * Locks, in the only order they nest (none is taken while holding one
  * further down the list):
@@ -108,6 +108,7 @@
 #include <sys/epoll.h>
 
 #include "cfg.h"
+#include "clock.h"
 #include "epoll.h"
 #include "libc.h"
 #include "log.h"
@@ -143,9 +144,9 @@ revalidate(struct pl_sock *s, unsigned int cur)
             stk_sock_drop_frozen(s->stk);
             ok = false;
             if (!atomic_exchange(&logged, true))
-                RT_INFO("fork", "a connection copied by fork is used by "
-                                "another process; its copy here reports "
-                                "EBADF (logged once)");
+                BASE_INFO("fork", "a connection copied by fork is used by "
+                                  "another process; its copy here reports "
+                                  "EBADF (logged once)");
         }
     }
     if (ok)
@@ -225,7 +226,7 @@ pl_loop_turn(void)
 {
     if (!rt_started())
         return;
-    rt_set_tx_defer(rt_cfg.tx_defer);
+    rt_set_tx_defer(base_cfg.tx_defer);
     rt_flush();
 }
 
@@ -275,8 +276,8 @@ configured(void)
 
     if (rt_configured())
         return pl_rules_ok(); /* a bad rules file: nothing accelerated */
-    if (!atomic_exchange(&reported, true) && rt_cfg_load() == 0 &&
-        (set(rt_cfg.ip) || set(rt_cfg.iface) || set(rt_cfg.vdev)))
+    if (!atomic_exchange(&reported, true) && base_cfg_load() == 0 &&
+        (set(base_cfg.ip) || set(base_cfg.iface) || set(base_cfg.vdev)))
         (void)rt_start(); /* fails, logging one line */
     return false;
 }
@@ -289,18 +290,18 @@ pl_sock_candidate(int domain, int type, int protocol)
     if (domain != AF_INET)
         return false;
     if (base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP))
-        return configured() && rt_cfg.tcp;
+        return configured() && base_cfg.tcp;
     if (base == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP))
-        return configured() && rt_cfg.udp;
+        return configured() && base_cfg.udp;
     return false;
 }
 
 void
 pl_sock_net(struct pl_net *net)
 {
-    net->ip = rt_cfg.ip_addr;
-    net->mask = rt_cfg.ip_mask;
-    net->gw = rt_cfg.gw_addr;
+    net->ip = base_cfg.ip_addr;
+    net->mask = base_cfg.ip_mask;
+    net->gw = base_cfg.gw_addr;
 }
 
 static void
@@ -403,8 +404,8 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
     /* On failure the runtime has logged one line naming the variable. */
     rc = rt_start();
     if (rc < 0) {
-        RT_DBG("fd", "fd %d: data path unavailable (%s), kernel socket", fd,
-               strerror(-rc));
+        BASE_DBG("fd", "fd %d: data path unavailable (%s), kernel socket", fd,
+                 strerror(-rc));
         return -ENODEV;
     }
     rt_lock();
@@ -414,12 +415,12 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
         for (int i = 0; i < s->nopts; i++)
             stk_sock_setsockopt(stk, s->opts[i].level, s->opts[i].name,
                                 s->opts[i].val, s->opts[i].len);
-        RT_STAT_INC(sock_accel);
+        BASE_STAT_INC(sock_accel);
     }
     rt_unlock();
     if (rc < 0) {
-        RT_INFO("fd", "fd %d: no stack socket (%s), kernel fallback", fd,
-                strerror(-rc));
+        BASE_INFO("fd", "fd %d: no stack socket (%s), kernel fallback", fd,
+                  strerror(-rc));
         return -ENODEV;
     }
     kernel_nonblock(fd, true);
@@ -452,7 +453,7 @@ pl_sock_to_kernel(struct pl_sock *s, int fd)
         atomic_store_explicit(&s->state, PL_SOCK_KERNEL, memory_order_release);
     }
     rt_lock();
-    RT_STAT_INC(sock_kernel);
+    BASE_STAT_INC(sock_kernel);
     rt_unlock();
     pl_ep_sock_to_kernel(s);
     /* Drop the entry if it is still this object (the common case without
@@ -471,10 +472,10 @@ pl_sock_kside_on(struct pl_sock *s, int fd)
     if (atomic_load(&s->kfd) < 0) {
         k = rt_fd_dup_high(fd);
         if (k < 0)
-            RT_DBG("fd",
-                   "fd %d: no descriptor above the base (%s): the "
-                   "kernel side uses the application's number",
-                   fd, strerror(-k));
+            BASE_DBG("fd",
+                     "fd %d: no descriptor above the base (%s): the "
+                     "kernel side uses the application's number",
+                     fd, strerror(-k));
         else
             atomic_store_explicit(&s->kfd, k, memory_order_release);
     }
@@ -489,8 +490,8 @@ pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
     struct pl_opt *o = NULL;
 
     if (val == NULL || len > PL_OPT_VAL_MAX) {
-        RT_DBG("fd", "option %d/%d (len %u) not replayed", level, name,
-               (unsigned int)len);
+        BASE_DBG("fd", "option %d/%d (len %u) not replayed", level, name,
+                 (unsigned int)len);
         return;
     }
     for (int i = 0; i < s->nopts; i++)
@@ -498,8 +499,8 @@ pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
             o = &s->opts[i];
     if (o == NULL) {
         if (s->nopts == PL_OPT_MAX) {
-            RT_WARN("fd", "too many socket options to replay; %d/%d dropped",
-                    level, name);
+            BASE_WARN("fd", "too many socket options to replay; %d/%d dropped",
+                      level, name);
             return;
         }
         o = &s->opts[s->nopts++];
@@ -606,7 +607,7 @@ pl_deadline(int64_t timeout_ns)
 {
     if (timeout_ns < 0)
         return -1;
-    return (int64_t)rt_now_ns() + timeout_ns;
+    return (int64_t)base_now_ns() + timeout_ns;
 }
 
 int
@@ -616,7 +617,7 @@ pl_ms_left(int64_t deadline)
 
     if (deadline < 0)
         return -1;
-    left = deadline - (int64_t)rt_now_ns();
+    left = deadline - (int64_t)base_now_ns();
     if (left <= 0)
         return 0;
     left = (left + 999999) / 1000000;

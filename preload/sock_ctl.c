@@ -53,10 +53,10 @@ bind_kernel_side(struct pl_sock *s, int fd)
     if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
         pl_sock_kside_on(s, fd);
     else
-        RT_INFO("fd",
-                "fd %d: port %u taken on the kernel (%s): served by "
-                "the stack only",
-                fd, ntohs(sin.sin_port), strerror(errno));
+        BASE_INFO("fd",
+                  "fd %d: port %u taken on the kernel (%s): served by "
+                  "the stack only",
+                  fd, ntohs(sin.sin_port), strerror(errno));
 }
 
 /* True when the kernel socket already has a local port. */
@@ -432,8 +432,8 @@ our_ifindex(void)
     int v = atomic_load(&idx);
 
     if (v < 0) {
-        v = rt_cfg.vdev[0] == '\0' && rt_cfg.iface[0] != '\0'
-                ? (int)if_nametoindex(rt_cfg.iface)
+        v = base_cfg.vdev[0] == '\0' && base_cfg.iface[0] != '\0'
+                ? (int)if_nametoindex(base_cfg.iface)
                 : 0;
         atomic_store(&idx, v);
     }
@@ -492,7 +492,8 @@ mc_names_ours(int name, const void *val, socklen_t len)
     }
     if (r.imr_ifindex != 0)
         return r.imr_ifindex == our_ifindex();
-    return r.imr_address.s_addr == 0 || r.imr_address.s_addr == rt_cfg.ip_addr;
+    return r.imr_address.s_addr == 0 ||
+           r.imr_address.s_addr == base_cfg.ip_addr;
 }
 
 /* A multicast option naming an interface: the stack's answer for an
@@ -571,8 +572,8 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
         rc = stk_sock_setsockopt(s->stk, level, name, val, len);
         rt_unlock();
         if (rc < 0 && rc != -ENOPROTOOPT && rc != -EOPNOTSUPP)
-            RT_DBG("fd", "fd %d: stack refused option %d/%d: %s", fd, level,
-                   name, strerror(-rc));
+            BASE_DBG("fd", "fd %d: stack refused option %d/%d: %s", fd, level,
+                     name, strerror(-rc));
     }
     pthread_mutex_unlock(&s->mu);
     return 0;

@@ -23,10 +23,10 @@ pl_wrap_put(struct pl_fd *f)
     if (f == NULL)
         return;
     saved = errno;
-    inlib = rt_in_lib;
-    rt_in_lib = 1;
+    inlib = base_in_lib;
+    base_in_lib = 1;
     pl_fd_put(f);
-    rt_in_lib = inlib;
+    base_in_lib = inlib;
     errno = saved;
 }
 

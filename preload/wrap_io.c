@@ -36,7 +36,7 @@ static ssize_t
 exit_send(struct pl_ctx *ctx, ssize_t rc, bool sigpipe)
 {
     if (sigpipe) {
-        rt_in_lib = 0;
+        base_in_lib = 0;
         raise(SIGPIPE);
     }
     return pl_exit(ctx, rc);
@@ -53,9 +53,9 @@ sock_for_send(int fd, const struct sockaddr *to, socklen_t tolen)
     if (s == NULL || pl_sock_state(s) == PL_SOCK_ACCEL)
         return s;
     saved = errno;
-    rt_in_lib = 1;
+    base_in_lib = 1;
     st = pl_sock_decide_send(s, fd, to, tolen);
-    rt_in_lib = 0;
+    base_in_lib = 0;
     errno = saved;
     if (st == PL_SOCK_ACCEL)
         return s;

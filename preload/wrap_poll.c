@@ -18,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 
+#include "clock.h"
 #include "fdtable.h"
 #include "libc.h"
 #include "pl.h"
@@ -332,7 +333,7 @@ select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
     rc = mixed_select(nfds, r, w, e, deadline, NULL);
     if (tv != NULL) {
         /* Linux writes back the time not slept. */
-        left = deadline - (int64_t)rt_now_ns();
+        left = deadline - (int64_t)base_now_ns();
         if (left < 0)
             left = 0;
         tv->tv_sec = left / 1000000000;

@@ -26,7 +26,7 @@ socket(int domain, int type, int protocol)
     struct pl_sock *s;
     int fd;
 
-    if (rt_in_lib) {
+    if (base_in_lib) {
         /* DPDK creating its port sockets: the runtime may wait on them. */
         fd = libc_socket(domain, type, protocol);
         if (fd >= 0 && (domain == AF_XDP || domain == AF_PACKET))

@@ -42,6 +42,7 @@
 
 #include <rte_pause.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "log.h"
 #include "rt.h"
@@ -404,7 +405,7 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
         free(pfds);
 
     rt_lock();
-    RT_STAT_INC(sleeps);
+    BASE_STAT_INC(sleeps);
     if (rt__port.wait_kind == RT__WAIT_INTR)
         rt__port_intr_disarm();
     n = rt_poll();
@@ -431,13 +432,13 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
 static uint32_t
 spin_budget_usec(enum rt_wait_kind kind, uint64_t now)
 {
-    uint32_t spin = rt_wait_spin_usec(&rt_cfg, kind);
+    uint32_t spin = rt_wait_spin_usec(&base_cfg, kind);
     uint64_t last = atomic_load_explicit(&rt__last_rx_ns, memory_order_relaxed);
 
-    if (rt_cfg.spin_after_rx_usec > spin && last + RECENT_RX_NS > now &&
+    if (base_cfg.spin_after_rx_usec > spin && last + RECENT_RX_NS > now &&
         atomic_load_explicit(&rt__rx_gap_ns, memory_order_relaxed) <
             RECENT_RX_NS)
-        spin = rt_cfg.spin_after_rx_usec;
+        spin = base_cfg.spin_after_rx_usec;
     return spin;
 }
 
@@ -488,7 +489,7 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
          int timeout_ms, const void *sigmask, unsigned sig0)
 {
     int saved = errno, rc = 0, ms;
-    uint64_t now = rt_now_ns(), gen0;
+    uint64_t now = base_now_ns(), gen0;
     uint64_t end =
         timeout_ms >= 0 ? now + (uint64_t)timeout_ms * 1000000u : UINT64_MAX;
     sigset_t orig, eff;
@@ -503,7 +504,7 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
      * found the signal pending before it slept. */
     if (counted && timeout_ms != 0 && rt_sig_count != sig0) {
         if (rt_started())
-            count_locked(&rt_stats.wait_signals_early);
+            count_locked(&base_stats.wait_signals_early);
         return -EINTR;
     }
     if (!rt_started()) {
@@ -538,35 +539,35 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
 
             rt_lock();
             if (turn == 1)
-                RT_STAT_INC(wait_spins);
+                BASE_STAT_INC(wait_spins);
             n = rt_poll();
             hit = n > 0 || atomic_load(&wake_gen) != gen0;
             if (n > 0)
-                RT_STAT_INC(spin_rx);
+                BASE_STAT_INC(spin_rx);
             if (hit)
-                RT_STAT_INC(wait_spin_hits);
+                BASE_STAT_INC(wait_spin_hits);
             rt_unlock();
             if (hit)
                 goto out;
             if (counted && rt_sig_count != sig0) {
-                count_locked(&rt_stats.wait_spin_signals);
+                count_locked(&base_stats.wait_spin_signals);
                 rc = -EINTR;
                 goto out;
             }
             if (turn % SPIN_FD_CHECK == 0) {
                 rc = check_extra(extra, nextra);
                 if (rc > 0)
-                    count_locked(&rt_stats.wait_spin_hits);
+                    count_locked(&base_stats.wait_spin_hits);
                 else if (rc == -EINTR) /* the handler ran in that ppoll */
-                    count_locked(&rt_stats.wait_spin_signals);
+                    count_locked(&base_stats.wait_spin_signals);
                 if (rc != 0)
                     goto out;
                 if (!counted && signal_ready(&eff)) {
-                    count_locked(&rt_stats.wait_spin_signals);
+                    count_locked(&base_stats.wait_spin_signals);
                     break;
                 }
             }
-            now = rt_now_ns();
+            now = base_now_ns();
             if (now >= spin_end)
                 break;
             rte_pause();

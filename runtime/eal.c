@@ -60,9 +60,9 @@ dpdk_log_write(void *c, const char *buf, size_t size)
             int p =
                 snprintf(pre, sizeof(pre), "accel[%d:%d] dpdk: ", (int)getpid(),
                          (int)gettid());
-            rt_log_raw(pre, (unsigned long)p);
+            base_log_raw(pre, (unsigned long)p);
         }
-        rt_log_raw(buf + i, n);
+        base_log_raw(buf + i, n);
         dpdk_line_start = nl != NULL;
         i += n;
     }
@@ -94,12 +94,13 @@ bpf_log_print(int level, const char *fmt, va_list ap)
     char buf[512];
     int n;
 
-    if (rt_log_level < RT_LOG_INFO)
+    if (base_log_level < BASE_LOG_INFO)
         return 0;
     n = vsnprintf(buf, sizeof(buf), fmt, ap);
     if (n > 0 && (size_t)n < sizeof(buf) && buf[n - 1] == '\n')
         buf[n - 1] = '\0';
-    rt_log_write(level == 0 ? RT_LOG_WARN : RT_LOG_INFO, "bpf", "%s", buf);
+    base_log_write(level == 0 ? BASE_LOG_WARN : BASE_LOG_INFO, "bpf", "%s",
+                   buf);
     return 0;
 }
 
@@ -290,7 +291,7 @@ remove_stale_memif_socket(const char *vdev)
         return;
     if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 &&
         errno == ECONNREFUSED) {
-        RT_INFO("eal", "removing stale memif socket %s", sa.sun_path);
+        BASE_INFO("eal", "removing stale memif socket %s", sa.sun_path);
         unlink(sa.sun_path);
     }
     close(fd);
@@ -355,39 +356,39 @@ hugetlbfs_2m_mounted(void)
 
 /* 0: use hugepages; 1: use --no-huge; -errno with the reason logged. */
 static int
-choose_nohuge(const struct rt_cfg *cfg)
+choose_nohuge(const struct base_cfg *cfg)
 {
     long free_pages, need = (cfg->mem_mb + 1) / 2;
     bool mounted;
 
-    if (cfg->hugepages == RT_HUGE_OFF)
+    if (cfg->hugepages == BASE_HUGE_OFF)
         return 1;
     mounted = hugetlbfs_2m_mounted();
     free_pages =
         read_long("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages");
     if (mounted && free_pages >= need)
         return 0;
-    if (cfg->hugepages == RT_HUGE_AUTO) {
-        RT_INFO("eal",
-                "hugepages not used (%s, %ld free 2M pages, %ld needed): "
-                "running with --no-huge",
-                mounted ? "hugetlbfs mounted" : "no hugetlbfs mounted",
-                free_pages < 0 ? 0 : free_pages, need);
+    if (cfg->hugepages == BASE_HUGE_AUTO) {
+        BASE_INFO("eal",
+                  "hugepages not used (%s, %ld free 2M pages, %ld needed): "
+                  "running with --no-huge",
+                  mounted ? "hugetlbfs mounted" : "no hugetlbfs mounted",
+                  free_pages < 0 ? 0 : free_pages, need);
         return 1;
     }
     if (!mounted)
-        RT_ERR("eal",
-               "ACCEL_HUGEPAGES=on: no hugetlbfs of 2M pages is mounted; "
-               "mount one (mount -t hugetlbfs -o pagesize=2M nodev "
-               "/dev/hugepages, or `accel-lab up`) or set "
-               "ACCEL_HUGEPAGES=auto");
+        BASE_ERR("eal",
+                 "ACCEL_HUGEPAGES=on: no hugetlbfs of 2M pages is mounted; "
+                 "mount one (mount -t hugetlbfs -o pagesize=2M nodev "
+                 "/dev/hugepages, or `accel-lab up`) or set "
+                 "ACCEL_HUGEPAGES=auto");
     else
-        RT_ERR("eal",
-               "ACCEL_HUGEPAGES=on: %ld free 2M hugepages, ACCEL_MEM_MB=%u "
-               "needs %ld; reserve more (nr_hugepages in "
-               "/sys/kernel/mm/hugepages/hugepages-2048kB), lower "
-               "ACCEL_MEM_MB, or set ACCEL_HUGEPAGES=auto",
-               free_pages < 0 ? 0 : free_pages, cfg->mem_mb, need);
+        BASE_ERR("eal",
+                 "ACCEL_HUGEPAGES=on: %ld free 2M hugepages, ACCEL_MEM_MB=%u "
+                 "needs %ld; reserve more (nr_hugepages in "
+                 "/sys/kernel/mm/hugepages/hugepages-2048kB), lower "
+                 "ACCEL_MEM_MB, or set ACCEL_HUGEPAGES=auto",
+                 free_pages < 0 ? 0 : free_pages, cfg->mem_mb, need);
     return -ENOMEM;
 }
 
@@ -415,7 +416,8 @@ add_arg(struct argv_buf *a, const char *s)
 }
 
 static int
-build_args(const struct rt_cfg *cfg, int nohuge, int lcore, struct argv_buf *a)
+build_args(const struct base_cfg *cfg, int nohuge, int lcore,
+           struct argv_buf *a)
 {
     char tmp[64];
     int rc = 0;
@@ -430,7 +432,7 @@ build_args(const struct rt_cfg *cfg, int nohuge, int lcore, struct argv_buf *a)
     rc |= add_arg(a, "--file-prefix");
     rc |= add_arg(a, tmp);
     rc |= add_arg(a, "--log-level");
-    rc |= add_arg(a, cfg->log_level >= RT_LOG_DEBUG ? "8" : "5");
+    rc |= add_arg(a, cfg->log_level >= BASE_LOG_DEBUG ? "8" : "5");
     if (nohuge)
         rc |= add_arg(a, "--no-huge");
     else { /* one fd per memseg list, not one per page; see above */
@@ -446,7 +448,7 @@ build_args(const struct rt_cfg *cfg, int nohuge, int lcore, struct argv_buf *a)
         rc |= add_arg(a, cfg->vdev);
     }
     if (cfg->eal_args[0] != '\0') {
-        char copy[RT_CFG_STR_MAX], *save = NULL;
+        char copy[BASE_CFG_STR_MAX], *save = NULL;
 
         snprintf(copy, sizeof(copy), "%s", cfg->eal_args);
         for (char *t = strtok_r(copy, " \t", &save); t != NULL;
@@ -457,7 +459,7 @@ build_args(const struct rt_cfg *cfg, int nohuge, int lcore, struct argv_buf *a)
 }
 
 int
-rt__eal_init(const struct rt_cfg *cfg)
+rt__eal_init(const struct base_cfg *cfg)
 {
     struct argv_buf a = {.argc = 0};
     cpu_set_t saved;
@@ -465,12 +467,12 @@ rt__eal_init(const struct rt_cfg *cfg)
     bool have_aff;
 
     if (cfg->vdev[0] == '\0' && if_nametoindex(cfg->iface) == 0) {
-        RT_ERR("eal",
-               "ACCEL_IFACE=%s: no such network interface in this network "
-               "namespace; run inside the lab namespace (ip netns exec "
-               "accel-a ...) after `accel-lab up`, or set ACCEL_IFACE to an "
-               "existing interface",
-               cfg->iface);
+        BASE_ERR("eal",
+                 "ACCEL_IFACE=%s: no such network interface in this network "
+                 "namespace; run inside the lab namespace (ip netns exec "
+                 "accel-a ...) after `accel-lab up`, or set ACCEL_IFACE to an "
+                 "existing interface",
+                 cfg->iface);
         return -ENODEV;
     }
     nohuge = choose_nohuge(cfg);
@@ -488,12 +490,12 @@ rt__eal_init(const struct rt_cfg *cfg)
     }
     rc = build_args(cfg, nohuge, lcore, &a);
     if (rc != 0) {
-        RT_ERR("eal", "ACCEL_EAL_ARGS: too many arguments; shorten it");
+        BASE_ERR("eal", "ACCEL_EAL_ARGS: too many arguments; shorten it");
         return rc;
     }
-    if (rt_log_level >= RT_LOG_DEBUG) {
+    if (base_log_level >= BASE_LOG_DEBUG) {
         for (int i = 0; i < a.argc; i++)
-            RT_DBG("eal", "arg %d: %s", i, a.argv[i]);
+            BASE_DBG("eal", "arg %d: %s", i, a.argv[i]);
     }
     if (cfg->vdev[0] != '\0')
         remove_stale_memif_socket(cfg->vdev);
@@ -503,12 +505,12 @@ rt__eal_init(const struct rt_cfg *cfg)
         sched_setaffinity(0, sizeof(saved), &saved);
     if (rc < 0) {
         int e = rte_errno != 0 ? rte_errno : EINVAL;
-        RT_ERR("eal",
-               "DPDK EAL init failed (%s)%s; check the dpdk lines above, "
-               "ACCEL_HUGEPAGES/ACCEL_MEM_MB%s",
-               rte_strerror(e),
-               e == EALREADY ? ": EAL can be started once per process" : "",
-               cfg->eal_args[0] != '\0' ? " and ACCEL_EAL_ARGS" : "");
+        BASE_ERR("eal",
+                 "DPDK EAL init failed (%s)%s; check the dpdk lines above, "
+                 "ACCEL_HUGEPAGES/ACCEL_MEM_MB%s",
+                 rte_strerror(e),
+                 e == EALREADY ? ": EAL can be started once per process" : "",
+                 cfg->eal_args[0] != '\0' ? " and ACCEL_EAL_ARGS" : "");
         return -e;
     }
     eal_owner = getpid();
@@ -516,8 +518,8 @@ rt__eal_init(const struct rt_cfg *cfg)
     remove_stale_runtime_dirs();
     remove_stale_hugepage_files();
     route_bpf_log();
-    RT_INFO("eal", "EAL up (%s, %u MB, lcore %d)",
-            nohuge ? "--no-huge" : "hugepages", cfg->mem_mb, lcore);
+    BASE_INFO("eal", "EAL up (%s, %u MB, lcore %d)",
+              nohuge ? "--no-huge" : "hugepages", cfg->mem_mb, lcore);
     return 0;
 }
 

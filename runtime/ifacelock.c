@@ -51,10 +51,10 @@ rt__iface_lock(const char *iface, char *owner, size_t on)
 
     fd = open_lock(iface, path, sizeof(path));
     if (fd < 0) {
-        RT_INFO("start",
-                "cannot open %s (%s); going on without the "
-                "one-process-per-interface check",
-                path, strerror(errno));
+        BASE_INFO("start",
+                  "cannot open %s (%s); going on without the "
+                  "one-process-per-interface check",
+                  path, strerror(errno));
         return 0;
     }
     if (syscall(SYS_flock, (int)fd, LOCK_EX | LOCK_NB) != 0) {

@@ -4,11 +4,11 @@
  * limit, as Linux's netem does on a kernel interface, for tests where no
  * kernel sits between the two ends (two accelerated processes over memif).
  *
- * Two parts. The engine (impair.c, no DPDK, accel_rtcore) parses the
- * option and impairs frames it knows only through rt__imp_ops: the port
- * hands it mbufs, a joined process heap copies, the unit test fakes. Its
- * clock is the caller's (a `now` argument), so a test drives it with a
- * fake one. The port's side (impair_port.c, accel_rtdpdk) holds one
+ * Two parts. The engine (impair.c, no DPDK, accel_rtcore) applies a
+ * parsed option (base/impair_spec.c) and impairs frames it knows only through
+ * rt__imp_ops: the port hands it mbufs, a joined process heap copies, the unit
+ * test fakes. Its clock is the caller's (a `now` argument), so a test drives it
+ * with a fake one. The port's side (impair_port.c, accel_rtdpdk) holds one
  * engine per direction and is called from the few places frames enter and
  * leave the process (docs/DESIGN.md §2, "Test-only impairment").
  *
@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "impair_spec.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,28 +33,6 @@ extern "C" {
 /** Frames a reordered frame may wait for at most, and how long. */
 #define RT__IMP_HOLD_MAX 16
 #define RT__IMP_HOLD_NS 1000000ull
-
-/** ACCEL_TEST_IMPAIR, parsed. A probability is a threshold out of 2^32
- *  (P percent: P / 100 * 2^32; 100 % is 2^32). */
-struct rt__imp_spec {
-    uint64_t loss, dup, corrupt, reorder;
-    uint32_t reorder_gap; /* frames a reordered frame goes after */
-    uint64_t delay_ns, jitter_ns;
-    uint64_t rate_bps; /* 0: no rate limit */
-    uint32_t limit;    /* frames delay= and rate= hold at most */
-    uint64_t seed;
-    bool seed_set;
-    bool tx, rx; /* dir= */
-};
-
-/**
- * Parse an ACCEL_TEST_IMPAIR value: comma-separated KEY=VALUE items, each
- * key at most once (the option's doc in cfg_options.def lists them). An
- * empty string is a spec that impairs nothing. 0, or -EINVAL with one
- * line in err naming ACCEL_TEST_IMPAIR, the bad item and the syntax.
- */
-int rt__imp_parse(const char *s, struct rt__imp_spec *sp, char *err,
-                  size_t errlen);
 
 /** How the engine handles its user's frames. */
 struct rt__imp_ops {
@@ -71,7 +51,7 @@ struct rt__imp_slot {
 
 /** One direction's impairment state. */
 struct rt__imp {
-    struct rt__imp_spec sp;
+    struct base_impair_spec sp;
     const struct rt__imp_ops *ops;
     uint64_t rng;
     /* The frames delay= and rate= hold, in the order they leave (their
@@ -93,7 +73,7 @@ struct rt__imp {
 
 /** Start im with sp, a generator seeded with seed, frames handled by ops.
  *  0 or -ENOMEM. */
-int rt__imp_init(struct rt__imp *im, const struct rt__imp_spec *sp,
+int rt__imp_init(struct rt__imp *im, const struct base_impair_spec *sp,
                  uint64_t seed, const struct rt__imp_ops *ops);
 
 /**

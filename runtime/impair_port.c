@@ -31,6 +31,7 @@
 
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "log.h"
 #include "rt.h"
@@ -136,45 +137,45 @@ publish(void)
 int
 rt__impair_start(void)
 {
-    struct rt__imp_spec sp;
+    struct base_impair_spec sp;
     char err[512];
     uint64_t seed;
 
-    if (rt_cfg.test_impair[0] == '\0')
+    if (base_cfg.test_impair[0] == '\0')
         return 0;
-    if (rt__imp_parse(rt_cfg.test_impair, &sp, err, sizeof(err)) != 0) {
-        RT_ERR("impair", "%s", err); /* rt_cfg_load checked it already */
+    if (base_impair_parse(base_cfg.test_impair, &sp, err, sizeof(err)) != 0) {
+        BASE_ERR("impair", "%s", err); /* base_cfg_load checked it already */
         return -EINVAL;
     }
     seed = sp.seed;
     if (!sp.seed_set &&
         getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
-        seed = rt_now_ns() ^ ((uint64_t)getpid() << 32);
+        seed = base_now_ns() ^ ((uint64_t)getpid() << 32);
     if ((sp.tx &&
          rt__imp_init(&tx, &sp, seed, rt__remote ? &hf_ops : &mb_ops) != 0) ||
         (sp.rx && !rt__remote &&
          rt__imp_init(&rx, &sp, seed ^ RX_STREAM, &mb_ops) != 0)) {
-        RT_ERR("impair",
-               "ACCEL_TEST_IMPAIR: no memory for %u held frames; lower its "
-               "limit= or unset it",
-               sp.limit);
+        BASE_ERR("impair",
+                 "ACCEL_TEST_IMPAIR: no memory for %u held frames; lower its "
+                 "limit= or unset it",
+                 sp.limit);
         rt__imp_fini(&tx);
         return -ENOMEM;
     }
     tx_on = sp.tx;
     rx_on = sp.rx && !rt__remote;
     rt__impair_on = true;
-    RT_WARN("impair",
-            "ACCEL_TEST_IMPAIR=%s: TEST-ONLY, this process damages the "
-            "frames it %s on purpose (seed=%llu)%s",
-            rt_cfg.test_impair,
-            tx_on && rx_on ? "sends and receives"
-            : tx_on        ? "sends"
-                           : "receives",
-            (unsigned long long)seed,
-            sp.rx && rt__remote ? "; dir=rx has no effect in a process "
-                                  "that joined another's port"
-                                : "");
+    BASE_WARN("impair",
+              "ACCEL_TEST_IMPAIR=%s: TEST-ONLY, this process damages the "
+              "frames it %s on purpose (seed=%llu)%s",
+              base_cfg.test_impair,
+              tx_on && rx_on ? "sends and receives"
+              : tx_on        ? "sends"
+                             : "receives",
+              (unsigned long long)seed,
+              sp.rx && rt__remote ? "; dir=rx has no effect in a process "
+                                    "that joined another's port"
+                                  : "");
     return 0;
 }
 
@@ -186,8 +187,8 @@ rt__impair_exit(void)
 
     if (!rt__impair_on)
         return;
-    end = rt_now_ns() + EXIT_NS;
-    while (rt__impair_next_ns() != UINT64_MAX && rt_now_ns() < end) {
+    end = base_now_ns() + EXIT_NS;
+    while (rt__impair_next_ns() != UINT64_MAX && base_now_ns() < end) {
         rt_poll();
         rt_unlock();
         nanosleep(&ts, NULL);
@@ -235,7 +236,7 @@ run_mbufs(struct rt__imp *im, struct rte_mbuf **v, uint32_t n, uint32_t cap)
 
     for (uint32_t i = 0; i < n; i++)
         f[i] = v[i];
-    k = rt__imp_run(im, f, n, cap, rt_now_ns());
+    k = rt__imp_run(im, f, n, cap, base_now_ns());
     for (uint32_t i = 0; i < k; i++)
         v[i] = f[i];
     publish();
@@ -261,9 +262,9 @@ rt__impair_tx_copies(uint8_t *base, size_t stride, uint16_t *lens, uint32_t n)
         if (f[m] != NULL)
             m++;
         else
-            RT_STAT_INC(tx_drop_nombuf);
+            BASE_STAT_INC(tx_drop_nombuf);
     }
-    k = rt__imp_run(&tx, f, m, RT__MAX_BURST, rt_now_ns());
+    k = rt__imp_run(&tx, f, m, RT__MAX_BURST, base_now_ns());
     for (uint32_t i = 0; i < k; i++) {
         struct hframe *h = f[i];
 
@@ -284,7 +285,8 @@ rt__impair_rx(struct rte_mbuf **v, uint16_t n, uint16_t cap)
 bool
 rt__impair_tx_due(void)
 {
-    return atomic_load_explicit(&tx_next, memory_order_relaxed) <= rt_now_ns();
+    return atomic_load_explicit(&tx_next, memory_order_relaxed) <=
+           base_now_ns();
 }
 
 uint64_t
@@ -304,7 +306,7 @@ rt__impair_cap_wait(int64_t timeout_ns)
 
     if (next == UINT64_MAX)
         return timeout_ns;
-    now = rt_now_ns();
+    now = base_now_ns();
     left = next > now ? (int64_t)(next - now) : 0;
     return timeout_ns < 0 || left < timeout_ns ? left : timeout_ns;
 }

@@ -78,10 +78,10 @@ rt__isn_key_load(void)
     if (!read_key(key)) {
         create_key(); /* another process may win the link: read again */
         if (!read_key(key)) {
-            RT_DBG("start",
-                   "%s not readable (%s): this process's initial "
-                   "sequence numbers use a key of its own",
-                   KEY_PATH, strerror(errno));
+            BASE_DBG("start",
+                     "%s not readable (%s): this process's initial "
+                     "sequence numbers use a key of its own",
+                     KEY_PATH, strerror(errno));
             return;
         }
     }

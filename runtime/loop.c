@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -149,8 +150,8 @@ turn_done(uint64_t now, int n)
 bool
 rt_poll_due(void)
 {
-    return rt_now_ns() - last_turn_ns >=
-           (uint64_t)rt_cfg.rx_interval_usec * 1000u;
+    return base_now_ns() - last_turn_ns >=
+           (uint64_t)base_cfg.rx_interval_usec * 1000u;
 }
 
 /* Shared port (after a fork): frames other processes dispatched here,
@@ -159,7 +160,7 @@ rt_poll_due(void)
 static int
 poll_shared(void)
 {
-    uint64_t bytes = 0, now = rt_now_ns();
+    uint64_t bytes = 0, now = base_now_ns();
     int n, mine;
 
     stk_clock_turn(now);
@@ -173,8 +174,8 @@ poll_shared(void)
     n = rt__share_rx(now, &bytes);
     rt__share_export_unserved();
     run_timers(now); /* the deadline, after what the input scheduled */
-    RT_STAT_ADD(rx_frames, (uint64_t)n);
-    RT_STAT_ADD(rx_bytes, bytes);
+    BASE_STAT_ADD(rx_frames, (uint64_t)n);
+    BASE_STAT_ADD(rx_bytes, bytes);
     n += mine;
     turn_done(now, n);
     stk_clock_turn(0);
@@ -187,7 +188,7 @@ poll_shared(void)
 static int
 poll_remote(void)
 {
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
     int n;
 
     stk_clock_turn(now);
@@ -195,7 +196,7 @@ poll_remote(void)
     run_timers(now);
     rt__share_export_unserved();
     run_timers(now);
-    RT_STAT_ADD(rx_frames, (uint64_t)n);
+    BASE_STAT_ADD(rx_frames, (uint64_t)n);
     turn_done(now, n);
     if (rt__tx_due())
         rt__tx_send_all();
@@ -230,7 +231,7 @@ rx_burst_input(uint64_t *bytes)
                 RTE_MBUF_F_RX_IP_CKSUM_BAD ||
             (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
                 RTE_MBUF_F_RX_L4_CKSUM_BAD)
-            RT_STAT_INC(rx_drop_stack);
+            BASE_STAT_INC(rx_drop_stack);
         else
             stk_input(rte_pktmbuf_mtod(m, const void *), m->data_len);
         rt__mbuf_recycle(m);
@@ -245,7 +246,7 @@ rt_poll(void)
     uint32_t n = 0;
     uint16_t got;
 
-    RT_STAT_INC(polls);
+    BASE_STAT_INC(polls);
     if (!rt__port.up)
         return 0;
     if (rt__remote)
@@ -253,13 +254,13 @@ rt_poll(void)
     if (rt__shared)
         return poll_shared();
     do {
-        now = rt_now_ns();
+        now = base_now_ns();
         stk_clock_turn(now);
         got = rx_burst_input(&bytes);
         n += got;
     } while (rt__rx_again(got, n));
-    RT_STAT_ADD(rx_frames, n);
-    RT_STAT_ADD(rx_bytes, bytes);
+    BASE_STAT_ADD(rx_frames, n);
+    BASE_STAT_ADD(rx_bytes, bytes);
     turn_done(now, (int)n);
     run_timers(now);
     if (rt__tx_due())
@@ -271,7 +272,7 @@ rt_poll(void)
 int
 rt_next_timer_ms(void)
 {
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
     uint64_t d = atomic_load_explicit(&timer_deadline_ns, memory_order_relaxed);
 
     /* Frames ACCEL_TEST_IMPAIR holds leave when due. */

@@ -138,11 +138,11 @@ rt__pkt_repair(uint16_t q)
     if (!rt__port.is_pkt)
         return;
     if (!queues(q, &rx, &tx)) {
-        RT_WARN("port",
-                "%s queue %u: a process died holding the queue's lock, and "
-                "this af_packet PMD's rings cannot be checked (DPDK %s); if "
-                "frames stop flowing, restart the program",
-                rt__port.desc, q, rte_version());
+        BASE_WARN("port",
+                  "%s queue %u: a process died holding the queue's lock, and "
+                  "this af_packet PMD's rings cannot be checked (DPDK %s); if "
+                  "frames stop flowing, restart the program",
+                  rt__port.desc, q, rte_version());
         return;
     }
     /* Marked for sending, or being sent (the kick came first): either way
@@ -162,11 +162,11 @@ rt__pkt_repair(uint16_t q)
         atomic_fetch_or(&rt__sh->pkt_unsure, 1u << q);
     if (n == 0)
         return;
-    RT_STAT_ADD(pkt_repairs, n);
-    RT_WARN("port",
-            "%s queue %u: a process died in the middle of a burst; af_packet "
-            "tx position moved over the %u frames it had written",
-            rt__port.desc, q, n);
+    BASE_STAT_ADD(pkt_repairs, n);
+    BASE_WARN("port",
+              "%s queue %u: a process died in the middle of a burst; af_packet "
+              "tx position moved over the %u frames it had written",
+              rt__port.desc, q, n);
 }
 
 void
@@ -198,9 +198,9 @@ rt__pkt_rx_resync(uint16_t q)
             return; /* one arrived meanwhile: look again next time */
     rx->framenum = (rx->framenum + d) % rx->framecount;
     atomic_fetch_and(&rt__sh->pkt_unsure, ~(1u << q));
-    RT_STAT_ADD(pkt_repairs, d);
-    RT_WARN("port",
-            "%s queue %u: a process died in the middle of a burst; af_packet "
-            "rx position found again, %u frames on",
-            rt__port.desc, q, d);
+    BASE_STAT_ADD(pkt_repairs, d);
+    BASE_WARN("port",
+              "%s queue %u: a process died in the middle of a burst; af_packet "
+              "rx position found again, %u frames on",
+              rt__port.desc, q, d);
 }

@@ -60,8 +60,8 @@ set_ops(struct rte_mempool *mp)
         return rte_mempool_set_ops_byname(mp, user, NULL);
     if (rte_mempool_set_ops_byname(mp, POOL_OPS, NULL) == 0)
         return 0;
-    RT_DBG("port", "no %s mempool driver: the pool is %s", POOL_OPS,
-           rte_mbuf_best_mempool_ops());
+    BASE_DBG("port", "no %s mempool driver: the pool is %s", POOL_OPS,
+             rte_mbuf_best_mempool_ops());
     return rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL);
 }
 
@@ -134,9 +134,9 @@ rt__pool_fits_umem(struct rte_mempool *mp)
     s.outside = 0;
     rte_mempool_obj_iter(mp, check_obj, &s);
     if (s.outside != 0)
-        RT_LOG(rt__port_fail_level, "port",
-               "the mbuf pool does not fit the af_xdp UMEM (%u of %u mbufs "
-               "outside, %u memory chunks): af_xdp would drop and leak them",
-               s.outside, mp->populated_size, mp->nb_mem_chunks);
+        BASE_LOG(rt__port_fail_level, "port",
+                 "the mbuf pool does not fit the af_xdp UMEM (%u of %u mbufs "
+                 "outside, %u memory chunks): af_xdp would drop and leak them",
+                 s.outside, mp->populated_size, mp->nb_mem_chunks);
     return s.outside == 0;
 }

@@ -31,6 +31,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "log.h"
 #include "rt.h"
@@ -49,12 +50,12 @@
 static void bl_drop_all(void);
 
 struct rt__port rt__port;
-int rt__port_fail_level = RT_LOG_ERROR;
+int rt__port_fail_level = BASE_LOG_ERROR;
 
 static int intr_fd = -1; /* rx interrupt eventfd, RT__WAIT_INTR only */
 
 static int
-create_pool(const struct rt_cfg *cfg, bool packed)
+create_pool(const struct base_cfg *cfg, bool packed)
 {
     uint32_t room = RTE_MBUF_DEFAULT_DATAROOM;
     char name[RTE_MEMPOOL_NAMESIZE];
@@ -69,10 +70,10 @@ create_pool(const struct rt_cfg *cfg, bool packed)
                                     (int)rte_socket_id(), packed);
     if (rt__port.pool == NULL) {
         int e = rte_errno;
-        RT_LOG(rt__port_fail_level, "port",
-               "cannot create the mbuf pool (%u buffers): %s; lower "
-               "ACCEL_MBUFS or raise ACCEL_MEM_MB (now %u)",
-               cfg->mbufs, rte_strerror(e), cfg->mem_mb);
+        BASE_LOG(rt__port_fail_level, "port",
+                 "cannot create the mbuf pool (%u buffers): %s; lower "
+                 "ACCEL_MBUFS or raise ACCEL_MEM_MB (now %u)",
+                 cfg->mbufs, rte_strerror(e), cfg->mem_mb);
         return -(e != 0 ? e : ENOMEM);
     }
     return 0;
@@ -88,21 +89,21 @@ wait_link(uint16_t port_id)
         memset(&link, 0, sizeof(link));
         if (rte_eth_link_get_nowait(port_id, &link) == 0 &&
             link.link_status == RTE_ETH_LINK_UP) {
-            RT_INFO("port", "%s: link up after %d ms", rt__port.desc, waited);
+            BASE_INFO("port", "%s: link up after %d ms", rt__port.desc, waited);
             return;
         }
         nanosleep(&ts, NULL);
     }
-    RT_INFO("port",
-            "%s: link not up after %d ms; going on (a memif server waits "
-            "for its client)",
-            rt__port.desc, LINK_WAIT_MS);
+    BASE_INFO("port",
+              "%s: link not up after %d ms; going on (a memif server waits "
+              "for its client)",
+              rt__port.desc, LINK_WAIT_MS);
 }
 
 /* Queue pairs: ACCEL_QUEUES, within what the device has; memif keeps one
  * (its maps are shared across fork for queue 0's regions only). */
 static uint16_t
-queue_count(const struct rt_cfg *cfg, const struct rte_eth_dev_info *info,
+queue_count(const struct base_cfg *cfg, const struct rte_eth_dev_info *info,
             const char *name)
 {
     uint32_t nq = cfg->queues, max = info->max_rx_queues;
@@ -110,15 +111,15 @@ queue_count(const struct rt_cfg *cfg, const struct rte_eth_dev_info *info,
     if (info->max_tx_queues < max)
         max = info->max_tx_queues;
     if (nq > 1 && strstr(info->driver_name, "memif") != NULL) {
-        RT_INFO("port", "%s: memif ports use one queue (ACCEL_QUEUES=%u)", name,
-                nq);
+        BASE_INFO("port", "%s: memif ports use one queue (ACCEL_QUEUES=%u)",
+                  name, nq);
         return 1;
     }
     if (nq > max) {
-        RT_WARN("port",
-                "%s: ACCEL_QUEUES=%u but the device has %u queue pairs; "
-                "using %u",
-                name, nq, max, max);
+        BASE_WARN("port",
+                  "%s: ACCEL_QUEUES=%u but the device has %u queue pairs; "
+                  "using %u",
+                  name, nq, max, max);
         nq = max;
     }
     return (uint16_t)(nq < 1 ? 1 : nq);
@@ -134,7 +135,7 @@ rt__port_queues_desc(void)
 }
 
 static int
-configure(uint16_t port_id, const struct rt_cfg *cfg,
+configure(uint16_t port_id, const struct base_cfg *cfg,
           const struct rte_eth_dev_info *info, bool rx_intr,
           uint32_t *csum_flags)
 {
@@ -178,8 +179,8 @@ configure(uint16_t port_id, const struct rt_cfg *cfg,
 }
 
 int
-rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
-              uint8_t mac[6])
+rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
+              uint32_t *csum_flags, uint8_t mac[6])
 {
     struct rte_eth_dev_info info;
     struct rte_ether_addr addr;
@@ -203,8 +204,8 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
 
     rc = rte_eth_dev_info_get(port_id, &info);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: cannot query the device: %s",
-               name, strerror(-rc));
+        BASE_LOG(rt__port_fail_level, "port", "%s: cannot query the device: %s",
+                 name, strerror(-rc));
         return rc;
     }
     rt__port.nq = queue_count(cfg, &info, name);
@@ -227,30 +228,32 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
         rc = configure(port_id, cfg, &info, false, csum_flags);
     }
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: configure failed: %s", name,
-               strerror(-rc));
+        BASE_LOG(rt__port_fail_level, "port", "%s: configure failed: %s", name,
+                 strerror(-rc));
         return rc;
     }
     rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nrx, &ntx);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port",
-               "%s: descriptor counts refused: %s; change "
-               "ACCEL_RX_DESC/ACCEL_TX_DESC",
-               name, strerror(-rc));
+        BASE_LOG(rt__port_fail_level, "port",
+                 "%s: descriptor counts refused: %s; change "
+                 "ACCEL_RX_DESC/ACCEL_TX_DESC",
+                 name, strerror(-rc));
         return rc;
     }
     for (uint16_t q = 0; q < rt__port.nq; q++) {
         rc = rte_eth_rx_queue_setup(port_id, q, nrx, (unsigned)sock, NULL,
                                     rt__port.pool);
         if (rc != 0) {
-            RT_LOG(rt__port_fail_level, "port",
-                   "%s: rx queue %u setup failed: %s", name, q, strerror(-rc));
+            BASE_LOG(rt__port_fail_level, "port",
+                     "%s: rx queue %u setup failed: %s", name, q,
+                     strerror(-rc));
             return rc;
         }
         rc = rte_eth_tx_queue_setup(port_id, q, ntx, (unsigned)sock, NULL);
         if (rc != 0) {
-            RT_LOG(rt__port_fail_level, "port",
-                   "%s: tx queue %u setup failed: %s", name, q, strerror(-rc));
+            BASE_LOG(rt__port_fail_level, "port",
+                     "%s: tx queue %u setup failed: %s", name, q,
+                     strerror(-rc));
             return rc;
         }
     }
@@ -258,15 +261,15 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
         memcpy(addr.addr_bytes, cfg->mac_addr, 6);
         if (rte_eth_dev_default_mac_addr_set(port_id, &addr) != 0 &&
             rte_eth_promiscuous_enable(port_id) != 0)
-            RT_WARN("port",
-                    "%s: cannot set ACCEL_MAC on the device nor enable "
-                    "promiscuous mode; frames to ACCEL_MAC may not arrive",
-                    name);
+            BASE_WARN("port",
+                      "%s: cannot set ACCEL_MAC on the device nor enable "
+                      "promiscuous mode; frames to ACCEL_MAC may not arrive",
+                      name);
     }
     rc = rte_eth_dev_start(port_id);
     if (rc != 0) {
-        RT_LOG(rt__port_fail_level, "port", "%s: start failed: %s", name,
-               strerror(-rc));
+        BASE_LOG(rt__port_fail_level, "port", "%s: start failed: %s", name,
+                 strerror(-rc));
         return rc;
     }
     rt__port.up = true;
@@ -275,15 +278,15 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
      * af_packet on veth receive them anyway). */
     rc = rte_eth_allmulticast_enable(port_id);
     if (rc != 0 && rc != -ENOTSUP)
-        RT_DBG("port", "%s: allmulticast: %s", name, strerror(-rc));
+        BASE_DBG("port", "%s: allmulticast: %s", name, strerror(-rc));
     if (cfg->mac_set) {
         memcpy(mac, cfg->mac_addr, 6);
     } else {
         rc = rte_eth_macaddr_get(port_id, &addr);
         if (rc != 0) {
-            RT_LOG(rt__port_fail_level, "port",
-                   "%s: no MAC address: %s; set ACCEL_MAC", name,
-                   strerror(-rc));
+            BASE_LOG(rt__port_fail_level, "port",
+                     "%s: no MAC address: %s; set ACCEL_MAC", name,
+                     strerror(-rc));
             return rc;
         }
         memcpy(mac, addr.addr_bytes, 6);
@@ -293,7 +296,7 @@ rt__port_init(uint16_t port_id, const struct rt_cfg *cfg, uint32_t *csum_flags,
         /* Devices without rx interrupts (memif in DPDK 22.11) make ethdev
          * log an error here: keep it out of the application's stderr. */
         uint32_t lvl = rte_log_get_global_level();
-        if (rt_log_level < RT_LOG_DEBUG)
+        if (base_log_level < BASE_LOG_DEBUG)
             rte_log_set_global_level(RTE_LOG_CRIT);
         for (uint16_t q = 0; q < rt__port.nq; q++) {
             int fd = rte_eth_dev_rx_intr_ctl_q_get_fd(port_id, q);
@@ -430,12 +433,12 @@ rt__tx_alloc(void *ctx, uint16_t len, void **handle)
         m = rte_pktmbuf_alloc(rt__port.pool);
     }
     if (m == NULL) {
-        RT_STAT_INC(tx_drop_nombuf);
+        BASE_STAT_INC(tx_drop_nombuf);
         return NULL;
     }
     if (len > rte_pktmbuf_tailroom(m)) {
         rte_pktmbuf_free(m);
-        RT_STAT_INC(tx_drop_toolong);
+        BASE_STAT_INC(tx_drop_toolong);
         return NULL;
     }
     *handle = m;
@@ -492,14 +495,14 @@ bl_set_count(uint32_t n)
 static void
 hold_or_drop(struct rte_mbuf *m)
 {
-    if (bl.n < rt_cfg.tx_backlog &&
+    if (bl.n < base_cfg.tx_backlog &&
         rte_mempool_avail_count(rt__port.pool) >= rt__port.pool->size / 4) {
         bl.m[(bl.head + bl.n) % TX_BACKLOG_MAX] = m;
         bl_set_count(bl.n + 1);
-        RT_STAT_INC(tx_backlogged);
+        BASE_STAT_INC(tx_backlogged);
         return;
     }
-    RT_STAT_INC(tx_drop_full);
+    BASE_STAT_INC(tx_drop_full);
     rt__mbuf_recycle(m);
 }
 
@@ -540,7 +543,7 @@ bl_drop_all(void)
         rte_pktmbuf_free(bl.m[bl.head]);
         bl.head = (bl.head + 1) % TX_BACKLOG_MAX;
         bl_set_count(bl.n - 1);
-        RT_STAT_INC(tx_drop_full);
+        BASE_STAT_INC(tx_drop_full);
     }
     bl.head = 0;
     bl.stuck_ns = 0;
@@ -594,7 +597,7 @@ rt__tx_flush_locked(void)
             break;
     }
     if (bl.n > 0 && moved == 0) {
-        uint64_t now = rt_now_ns();
+        uint64_t now = base_now_ns();
 
         if (bl.stuck_ns == 0)
             bl.stuck_ns = now;
@@ -609,7 +612,7 @@ rt__tx_flush_locked(void)
     }
     for (uint32_t i = sent; i < n; i++)
         hold_or_drop(rt__port.txbuf[i]);
-    RT_STAT_ADD(tx_frames, sent + moved);
-    RT_STAT_ADD(tx_bytes, bytes);
+    BASE_STAT_ADD(tx_frames, sent + moved);
+    BASE_STAT_ADD(tx_bytes, bytes);
     __atomic_store_n(&rt__port.ntx, 0, __ATOMIC_RELAXED);
 }

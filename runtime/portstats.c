@@ -1,6 +1,6 @@
 /*
  * The port's own counters, for the ACCEL_STATS=1 exit dump: drops that
- * happen below the stack and that rt_stats cannot see. It reads
+ * happen below the stack and that base_stats cannot see. It reads
  * rte_eth_stats (imissed, ierrors, oerrors, rx_nombuf), every non-zero
  * extended counter of the PMD, and, for af_xdp, the kernel's
  * XDP_STATISTICS of each AF_XDP socket (rx ring full, fill ring empty,
@@ -147,9 +147,9 @@ rt__port_stats_dump(long pid)
                      pid, (int)(sp - p), p, (int)(len - (size_t)(sp - p) - 1),
                      sp + 1);
         if (n > 0)
-            rt_log_raw(line, (unsigned long)(n < (int)sizeof(line)
-                                                 ? n
-                                                 : (int)sizeof(line) - 1));
+            base_log_raw(line, (unsigned long)(n < (int)sizeof(line)
+                                                   ? n
+                                                   : (int)sizeof(line) - 1));
         p += len + (nl != NULL ? 1 : 0);
     }
 }

@@ -7,7 +7,7 @@
  * frames arrive), it only sleeps; otherwise it polls the port itself and
  * then sleeps on the port's wait fds, so frames arriving while the
  * application computes are handled without waiting for the next period.
- * It runs with rt_in_lib set and every signal blocked, so the application's
+ * It runs with base_in_lib set and every signal blocked, so the application's
  * signals go to the application's threads. With the port shared by several
  * processes (runtime/share.c), it does not wait on the port while another
  * process's application polls it (a forked master would otherwise take
@@ -30,6 +30,7 @@
 #include <rte_pause.h>
 
 #include "cfg.h"
+#include "clock.h"
 #include "inlib.h"
 #include "log.h"
 #include "rt.h"
@@ -72,17 +73,17 @@ progress_main(void *arg)
     sigset_t all;
 
     (void)arg;
-    rt_in_lib = 1;
+    base_in_lib = 1;
     rt__is_progress = true;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL);
-    if (rt_cfg.progress_spin)
+    if (base_cfg.progress_spin)
         spin_forever();
     for (;;) {
-        uint64_t now = rt_now_ns();
+        uint64_t now = base_now_ns();
         uint64_t since =
-            rt_ns_since(now, atomic_load_explicit(&rt__last_app_poll_ns,
-                                                  memory_order_relaxed));
+            base_ns_since(now, atomic_load_explicit(&rt__last_app_poll_ns,
+                                                    memory_order_relaxed));
 
         if (atomic_load(&rt__sleepers) > 0) {
             sleep_ns(period_ns);
@@ -100,7 +101,7 @@ progress_main(void *arg)
              * this thread only looks at this process's share once a
              * period instead of waking at every frame. */
             if (rt__shared && rt__port.nq < 2 &&
-                rt_ns_since(rt_now_ns(), rt__share_last_app_poll()) <
+                base_ns_since(base_now_ns(), rt__share_last_app_poll()) <
                     period_ns) {
                 sleep_ns(period_ns);
                 continue;
@@ -130,25 +131,25 @@ rt__progress_start(uint32_t period_usec)
     rc = pthread_create(&tid, &attr, progress_main, NULL);
     pthread_attr_destroy(&attr);
     if (rc != 0) {
-        RT_ERR("progress",
-               "cannot start the progress thread: %s; set "
-               "ACCEL_PROGRESS_USEC=0 to run without it",
-               strerror(rc));
+        BASE_ERR("progress",
+                 "cannot start the progress thread: %s; set "
+                 "ACCEL_PROGRESS_USEC=0 to run without it",
+                 strerror(rc));
         return -rc;
     }
     pthread_setname_np(tid, "accel-progress");
-    if (rt_cfg.progress_cpu != RT_CFG_WORD) {
+    if (base_cfg.progress_cpu != BASE_CFG_WORD) {
         cpu_set_t set;
 
         CPU_ZERO(&set);
-        CPU_SET(rt_cfg.progress_cpu, &set);
+        CPU_SET(base_cfg.progress_cpu, &set);
         rc = pthread_setaffinity_np(tid, sizeof(set), &set);
         if (rc != 0)
-            RT_WARN("progress",
-                    "ACCEL_PROGRESS_CPU=%u: cannot pin the progress thread "
-                    "there: %s; it runs unpinned (set a CPU this process may "
-                    "use, see taskset -p)",
-                    rt_cfg.progress_cpu, strerror(rc));
+            BASE_WARN("progress",
+                      "ACCEL_PROGRESS_CPU=%u: cannot pin the progress thread "
+                      "there: %s; it runs unpinned (set a CPU this process may "
+                      "use, see taskset -p)",
+                      base_cfg.progress_cpu, strerror(rc));
     }
     atomic_store(&rt__progress_running, true);
     return 0;

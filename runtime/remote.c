@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "log.h"
 #include "rt.h"
@@ -92,7 +93,7 @@ rt__rm_start(int memfd, const int *efds, int slot, char *reason, size_t rn)
         snprintf(reason, rn, "the shared region is not the expected one");
         return -EPROTO;
     }
-    fd = open_packet(rt_cfg.iface, reason, rn);
+    fd = open_packet(base_cfg.iface, reason, rn);
     if (fd < 0)
         return fd;
     p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
@@ -131,9 +132,10 @@ rt__rm_start(int memfd, const int *efds, int slot, char *reason, size_t rn)
     rt__sh_me = slot;
     rt__port.up = true;
     rt__port.burst =
-        rt_cfg.burst > RT__MAX_BURST ? RT__MAX_BURST : rt_cfg.burst;
-    rt__port.rx_budget =
-        rt_cfg.rx_budget < rt__port.burst ? rt__port.burst : rt_cfg.rx_budget;
+        base_cfg.burst > RT__MAX_BURST ? RT__MAX_BURST : base_cfg.burst;
+    rt__port.rx_budget = base_cfg.rx_budget < rt__port.burst
+                             ? rt__port.burst
+                             : base_cfg.rx_budget;
     rt__port.wait_kind = RT__WAIT_SOCK; /* sleeps on the slot's eventfd */
     rt__port.nwait = 0;
     rt__port.nq = 1;
@@ -178,12 +180,12 @@ check_family(uint64_t now)
     }
     rt__sh_port_unlock();
     warned = true;
-    RT_STAT_INC(join_family_gone);
-    RT_WARN("join",
-            "the processes driving %s have all exited: this process "
-            "joined their port and its accelerated sockets no longer "
-            "receive; restart it to drive the interface itself",
-            rt_cfg.iface);
+    BASE_STAT_INC(join_family_gone);
+    BASE_WARN("join",
+              "the processes driving %s have all exited: this process "
+              "joined their port and its accelerated sockets no longer "
+              "receive; restart it to drive the interface itself",
+              base_cfg.iface);
 }
 
 bool
@@ -204,7 +206,7 @@ rt__rm_drain(void)
     int n = 0;
 
     if (h == t)
-        check_family(rt_now_ns());
+        check_family(base_now_ns());
     if (!atomic_load_explicit(&rt__sh->slot[rt__sh_me].active,
                               memory_order_relaxed))
         atomic_store(&rt__sh->slot[rt__sh_me].active, true);
@@ -213,12 +215,12 @@ rt__rm_drain(void)
 
         /* Each burst of frames its own time (see loop.c). */
         if (n != 0 && n % rt__port.burst == 0)
-            stk_clock_turn(rt_now_ns());
+            stk_clock_turn(base_now_ns());
         stk_input_lid(c->data, c->len, c->lid); /* copies the frame */
         atomic_store_explicit(&x->head, ++h, memory_order_release);
         n++;
     }
-    RT_STAT_ADD(join_rx_frames, (uint64_t)n);
+    BASE_STAT_ADD(join_rx_frames, (uint64_t)n);
     return n;
 }
 
@@ -231,7 +233,7 @@ rt__rm_tx_alloc(void *ctx, uint16_t len, void **handle)
     if (!rt__port.up)
         return NULL;
     if (len > RM_FRAME) {
-        RT_STAT_INC(tx_drop_toolong);
+        BASE_STAT_INC(tx_drop_toolong);
         return NULL;
     }
     if (rt__port.ntx >= rt__port.burst)
@@ -299,13 +301,13 @@ rt__rm_flush(void)
             continue;
         } else {
             /* Dropped as a full ring drops it: TCP sends it again. */
-            RT_STAT_INC(join_tx_drop);
-            RT_STAT_INC(tx_drop_full);
+            BASE_STAT_INC(join_tx_drop);
+            BASE_STAT_INC(tx_drop_full);
             i++;
             tries = 0;
         }
     }
-    RT_STAT_ADD(tx_frames, sent);
-    RT_STAT_ADD(tx_bytes, bytes);
+    BASE_STAT_ADD(tx_frames, sent);
+    BASE_STAT_ADD(tx_bytes, bytes);
     __atomic_store_n(&rt__port.ntx, 0, __ATOMIC_RELAXED);
 }

@@ -120,22 +120,6 @@ void *rt_mf_mmap(size_t len, int prot, int flags, int fd, off_t off, int *err);
 /** true: it was one of the placed maps (now released). */
 bool rt_mf_munmap(void *addr, size_t len);
 
-/** Monotonic clock in nanoseconds, no syscall (vDSO/TSC); it keeps to
- *  CLOCK_MONOTONIC, so processes may compare their readings. */
-uint64_t rt_now_ns(void);
-/** Nanoseconds from then to now, 0 if then is later: for a time another
- *  process or thread wrote, which may be later than a now read before. */
-static inline uint64_t
-rt_ns_since(uint64_t now, uint64_t then)
-{
-    return now > then ? now - then : 0;
-}
-/** In a fork child. */
-void rt_clock_atfork_child(void);
-/** Tests: calibrate again, the rate found made wrong by ppm (the clock's
- *  resync must then bring it back to CLOCK_MONOTONIC). */
-void rt_clock_test_recalibrate(int64_t ppm);
-
 /**
  * preload's socket() wrapper calls this for every AF_XDP / AF_PACKET socket
  * created while inside the library (DPDK PMDs creating their queues): the
@@ -199,9 +183,6 @@ void rt_flow_replay(const struct stk_flow *f);
  *  connections (FIN or RST as close(2)), wait boundedly for their queued
  *  data to be acknowledged, leave the shared port. Idempotent. */
 void rt_exit_drain(void);
-
-/** Print the counters to stderr if ACCEL_STATS=1 (registered atexit). */
-void rt_stats_dump(void);
 
 #ifdef __cplusplus
 }

@@ -78,16 +78,16 @@ extern _Atomic int rt__sleepers;
 extern __thread bool rt__is_progress;
 
 /* eal.c */
-int rt__eal_init(const struct rt_cfg *cfg);
+int rt__eal_init(const struct base_cfg *cfg);
 int rt__eal_probe(const char *devargs, uint16_t *port_id);
 void rt__eal_remove(uint16_t port_id);
 int rt__eal_first_port(uint16_t *port_id);
 
 /* port.c */
-/** Level of rt__port_init's failure lines: RT_LOG_INFO while trying a
- *  driver that has a fallback, RT_LOG_ERROR otherwise. */
+/** Level of rt__port_init's failure lines: BASE_LOG_INFO while trying a
+ *  driver that has a fallback, BASE_LOG_ERROR otherwise. */
 extern int rt__port_fail_level;
-int rt__port_init(uint16_t port_id, const struct rt_cfg *cfg,
+int rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
                   uint32_t *csum_flags, uint8_t mac[6]);
 void rt__port_close(uint16_t port_id);
 /** ", N queues" for the port's description. */

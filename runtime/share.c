@@ -53,6 +53,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -97,8 +98,8 @@ static void
 port_recovered(void)
 {
     pthread_mutex_consistent(&rt__sh->port_mu);
-    RT_STAT_INC(share_lock_recovered);
-    RT_WARN("share", "a process died holding the port lock; recovered");
+    BASE_STAT_INC(share_lock_recovered);
+    BASE_WARN("share", "a process died holding the port lock; recovered");
     /* With one queue its bursts run under the port lock: the dead
      * process may have been in the middle of one. */
     if (rt__port.nq < 2)
@@ -144,7 +145,7 @@ rt__sh_mbuf_free(struct rte_mbuf *m)
         rt__sh->dfree[rt__sh->ndfree++] = m;
     } else {
         /* Not reachable from here; lost to the pool (counted). */
-        RT_STAT_INC(share_drop_dfree);
+        BASE_STAT_INC(share_drop_dfree);
     }
 }
 
@@ -163,8 +164,8 @@ static void
 q_recovered(unsigned q)
 {
     pthread_mutex_consistent(&rt__sh->q_mu[q]);
-    RT_STAT_INC(share_lock_recovered);
-    RT_WARN("share", "a process died holding queue %u's lock; recovered", q);
+    BASE_STAT_INC(share_lock_recovered);
+    BASE_WARN("share", "a process died holding queue %u's lock; recovered", q);
     rings_repair((uint16_t)q);
 }
 
@@ -203,9 +204,9 @@ rt__sh_q_claim(void)
             continue;
         atomic_store(&rt__sh->qown[q], (uint8_t)(rt__sh_me + 1));
         rt__sh_myq = (int)q;
-        RT_STAT_INC(share_queue_claimed);
-        RT_INFO("share", "queue %u of %u is this process's (slot %d)", q,
-                (unsigned)rt__port.nq, rt__sh_me);
+        BASE_STAT_INC(share_queue_claimed);
+        BASE_INFO("share", "queue %u of %u is this process's (slot %d)", q,
+                  (unsigned)rt__port.nq, rt__sh_me);
         return;
     }
 }
@@ -272,8 +273,8 @@ region_create(void)
     int rc;
 
     if (!rte_eal_has_hugepages()) {
-        RT_INFO("share", "DPDK memory is not in hugepages (--no-huge): "
-                         "children of this process will use the kernel");
+        BASE_INFO("share", "DPDK memory is not in hugepages (--no-huge): "
+                           "children of this process will use the kernel");
         return -ENOTSUP;
     }
     fd = syscall(SYS_memfd_create, "accel-share", MFD_CLOEXEC);
@@ -298,13 +299,13 @@ region_create(void)
         rt__sh_robust_init(&rt__sh->q_mu[q]);
     if (getrandom(rt__sh->key, sizeof(rt__sh->key), GRND_NONBLOCK) !=
         (ssize_t)sizeof(rt__sh->key))
-        rt__sh->key[0] = (uint64_t)rt_now_ns();
+        rt__sh->key[0] = (uint64_t)base_now_ns();
     rc = rt__mf_create();
     if (rc != 0) {
-        RT_WARN("share",
-                "memif maps cannot be shared (%s): children of this "
-                "process use the kernel",
-                strerror(-rc));
+        BASE_WARN("share",
+                  "memif maps cannot be shared (%s): children of this "
+                  "process use the kernel",
+                  strerror(-rc));
         munmap(p, size);
         syscall(SYS_close, rt__sh_fd);
         rt__sh_fd = -1;
@@ -342,10 +343,10 @@ region_create(void)
     rt__sh_port_unlock();
     stk_set_flow_ops(&rt__sh_flow_ops);
     rt__shared = true;
-    RT_INFO("share",
-            "the port is shared from now on (%zu KB of shared state, "
-            "mostly unused until touched)",
-            size / 1024);
+    BASE_INFO("share",
+              "the port is shared from now on (%zu KB of shared state, "
+              "mostly unused until touched)",
+              size / 1024);
     return 0;
 }
 
@@ -402,7 +403,7 @@ slot_reserve(int i, bool remote)
         rt__sh_mbuf_free(m);
     rt__sh_robust_init(&c->token);
     c->tokenless = false;
-    c->reserved_ns = rt_now_ns();
+    c->reserved_ns = base_now_ns();
     c->stash.n = 0;
     c->remote = remote;
     c->map_addr = (uintptr_t)rt__sh;
@@ -458,10 +459,10 @@ rt__share_prepare(void)
     child_slot = free_slot();
     if (child_slot < 0) {
         rt__sh_port_unlock();
-        RT_WARN("share",
-                "%d processes share the port already: the new "
-                "child uses the kernel",
-                SH_SLOTS);
+        BASE_WARN("share",
+                  "%d processes share the port already: the new "
+                  "child uses the kernel",
+                  SH_SLOTS);
         return false;
     }
     /* A joined process's child is joined too: its frames are copied into
@@ -517,7 +518,7 @@ others_gone(void)
 static bool
 child_starting(void)
 {
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
 
     for (int i = 0; i < SH_SLOTS; i++) {
         struct sh_slot *s = &rt__sh->slot[i];

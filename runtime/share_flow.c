@@ -38,7 +38,7 @@ rt__sh_flow_hash(const struct stk_flow *f)
     uint64_t w[2] = {(uint64_t)f->lip << 32 | f->rip,
                      (uint64_t)f->lport << 16 | f->rport};
 
-    return (uint32_t)stk__siphash(rt__sh->key, w, 2, 1, 3);
+    return (uint32_t)base_siphash(rt__sh->key, w, 2, 1, 3);
 }
 
 static bool
@@ -70,10 +70,10 @@ rt__sh_flow_insert(const struct stk_flow *f)
             return &rt__sh->flow[i];
     if (rt__sh->nflows >= SH_FLOW_MAX) {
         if (!full_logged)
-            RT_ERR("share",
-                   "flow table full (%u connections across the "
-                   "processes); new connections may be reset",
-                   SH_FLOW_MAX);
+            BASE_ERR("share",
+                     "flow table full (%u connections across the "
+                     "processes); new connections may be reset",
+                     SH_FLOW_MAX);
         full_logged = true;
         return NULL;
     }
@@ -233,7 +233,7 @@ rt_flow_claim(const struct stk_flow *f)
     if (e != NULL && e->frozen && (e->holders & (1ull << rt__sh_me))) {
         rt__sh_flow_take(e);
         r = 1;
-        RT_STAT_INC(share_claims);
+        BASE_STAT_INC(share_claims);
     } else if (e != NULL && !e->frozen && e->owner == rt__sh_me) {
         r = 1;
     }

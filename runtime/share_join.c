@@ -75,7 +75,7 @@ join_name(struct sockaddr_un *a)
     memset(a, 0, sizeof(*a));
     a->sun_family = AF_UNIX;
     n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "accel-join-%s",
-                 rt_cfg.iface);
+                 base_cfg.iface);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -159,17 +159,17 @@ serve_one(int c)
     }
     if (syscall(SYS_sendmsg, c, &mh, MSG_NOSIGNAL) != (long)sizeof(r)) {
         /* The reserved slot is given back by the sweep (10 s). */
-        RT_INFO("join", "process %d: the answer to its join was not sent",
-                (int)cr.pid);
+        BASE_INFO("join", "process %d: the answer to its join was not sent",
+                  (int)cr.pid);
         return;
     }
     if (r.status == 0) {
-        RT_STAT_INC(join_served);
-        RT_INFO("join", "process %d joined the port (slot %d)", (int)cr.pid,
-                r.slot);
+        BASE_STAT_INC(join_served);
+        BASE_INFO("join", "process %d joined the port (slot %d)", (int)cr.pid,
+                  r.slot);
     } else if (n > 0) {
-        RT_INFO("join", "process %d cannot join the port: %s", (int)cr.pid,
-                strerror(-r.status));
+        BASE_INFO("join", "process %d cannot join the port: %s", (int)cr.pid,
+                  strerror(-r.status));
     }
 }
 
@@ -177,7 +177,7 @@ static void *
 serve_main(void *arg)
 {
     (void)arg;
-    rt_in_lib = 1;
+    base_in_lib = 1;
     for (;;) {
         int fd = __atomic_load_n(&listen_fd, __ATOMIC_RELAXED);
         long c;
@@ -263,7 +263,7 @@ rt__join(struct stk_netif_cfg *nc, char *reason, size_t rn)
     struct sockaddr_un a;
     socklen_t al = join_name(&a);
     struct join_req q = {JOIN_MAGIC, JOIN_VERSION, sizeof(struct sh_region),
-                         rt_cfg.ip_addr, rt_cfg.ip_mask};
+                         base_cfg.ip_addr, base_cfg.ip_mask};
     struct join_rep r;
     int fds[1 + SH_SLOTS], nfd = 0, rc;
     char cbuf[CMSG_SPACE(sizeof(fds))];

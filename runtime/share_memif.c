@@ -47,6 +47,7 @@
 #include <rte_ethdev.h>
 #include <rte_interrupts.h>
 
+#include "clock.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -165,8 +166,8 @@ serve(void *arg)
             memcpy(CMSG_DATA(cm), mf_fd, sizeof(int) * (size_t)mf_n);
         }
         if (syscall(SYS_sendmsg, (int)c, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-            RT_WARN("share", "memif maps not sent to pid %d: %s", cr.pid,
-                    strerror(errno));
+            BASE_WARN("share", "memif maps not sent to pid %d: %s", cr.pid,
+                      strerror(errno));
         syscall(SYS_close, (int)c);
     }
 }
@@ -321,11 +322,11 @@ rt_mf_mmap(size_t len, int prot, int flags, int fd, off_t off, int *err)
         /* The children could not follow this map: they stop using the
          * port rather than fault on it. */
         if (!mf_bad)
-            RT_ERR("share",
-                   "memif: a shared map of %zu bytes cannot be placed for "
-                   "the forked processes (%d maps, 1 GiB reserved); they "
-                   "stop using the port",
-                   len, mf_n);
+            BASE_ERR("share",
+                     "memif: a shared map of %zu bytes cannot be placed for "
+                     "the forked processes (%d maps, 1 GiB reserved); they "
+                     "stop using the port",
+                     len, mf_n);
         mf_bad = true;
         publish();
         return NULL;
@@ -418,8 +419,8 @@ apply(const struct mf_msg *msg, const int *fds, int nfd)
         p = (void *)syscall(SYS_mmap, m->addr, m->len, m->prot,
                             MAP_SHARED | MAP_FIXED, fds[j], m->off);
         if (p == MAP_FAILED) {
-            RT_ERR("share", "memif map at %#llx not made here: %s",
-                   (unsigned long long)m->addr, strerror(errno));
+            BASE_ERR("share", "memif map at %#llx not made here: %s",
+                     (unsigned long long)m->addr, strerror(errno));
             reserve_again(m->addr, m->len);
             ok = false;
         }
@@ -451,10 +452,10 @@ ask(void)
     if (s < 0)
         return false;
     if (syscall(SYS_connect, (int)s, &sa, sl) != 0) {
-        RT_WARN("share",
-                "memif maps: the port's first process does not "
-                "answer (%s)",
-                strerror(errno));
+        BASE_WARN("share",
+                  "memif maps: the port's first process does not "
+                  "answer (%s)",
+                  strerror(errno));
         syscall(SYS_close, (int)s);
         return false;
     }
@@ -482,23 +483,23 @@ ask(void)
 void
 rt__mf_refresh(void)
 {
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
 
     if (mf_broken || now < mf_next_try_ns)
         return;
     if (ask()) {
-        RT_DBG("share", "memif maps refreshed (generation %llu, %d maps)",
-               (unsigned long long)mf_gen, mf_n);
+        BASE_DBG("share", "memif maps refreshed (generation %llu, %d maps)",
+                 (unsigned long long)mf_gen, mf_n);
         return;
     }
     mf_next_try_ns = now + MF_RETRY_NS;
     if (!slot_pid(rt__sh->mf_pid) || mf_bad) {
         mf_broken = true;
-        RT_ERR("share",
-               "memif maps cannot be refreshed (%s): this process "
-               "stops using the port; its connections will time "
-               "out",
-               mf_bad ? "a map was not placed"
-                      : "the port's first process is gone");
+        BASE_ERR("share",
+                 "memif maps cannot be refreshed (%s): this process "
+                 "stops using the port; its connections will time "
+                 "out",
+                 mf_bad ? "a map was not placed"
+                        : "the port's first process is gone");
     }
 }

@@ -23,6 +23,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "log.h"
 #include "pkt_repair.h"
@@ -54,12 +55,12 @@ pool_low(void)
         return false;
     if (!logged) {
         logged = true;
-        RT_WARN("share",
-                "mbuf pool low (%u of %u free): frames for processes that do "
-                "not poll are dropped; raise ACCEL_MBUFS if this is the load",
-                avail, rt__port.pool->size);
+        BASE_WARN("share",
+                  "mbuf pool low (%u of %u free): frames for processes that do "
+                  "not poll are dropped; raise ACCEL_MBUFS if this is the load",
+                  avail, rt__port.pool->size);
     }
-    RT_STAT_INC(share_drop_lowmem);
+    BASE_STAT_INC(share_drop_lowmem);
     return true;
 }
 
@@ -76,11 +77,11 @@ give(int slot, struct rte_mbuf *m, uint32_t lid)
     if (atomic_load_explicit(&s->state, memory_order_relaxed) != SLOT_LIVE ||
         !rt__sh_ring_put(&s->rx, m)) {
         atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
-        RT_STAT_INC(share_drop_ring);
+        BASE_STAT_INC(share_drop_ring);
         rte_pktmbuf_free(m);
         return;
     }
-    RT_STAT_INC(share_handed);
+    BASE_STAT_INC(share_handed);
     rt__sh_wake_mask |= 1ull << slot;
 }
 
@@ -98,14 +99,14 @@ hold(const struct stk_flow *f, struct sh_flow *e, struct rte_mbuf *m)
         if (rt__sh->held[i].m == NULL) {
             rt__sh->held[i].f = *f;
             rt__sh->held[i].m = m;
-            RT_STAT_INC(share_held);
+            BASE_STAT_INC(share_held);
             rt__sh_wake_mask |= e->holders;
             if (e->holders & (1ull << rt__sh_me))
                 rt_wakeup();
             return;
         }
     }
-    RT_STAT_INC(share_drop_held);
+    BASE_STAT_INC(share_drop_held);
     rte_pktmbuf_free(m);
 }
 
@@ -178,7 +179,7 @@ pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
             if (v->v[i].waiting == 0 || k-- != 0)
                 continue;
             v->v[i].waiting--;
-            v->v[i].inflight_ns = rt_now_ns();
+            v->v[i].inflight_ns = base_now_ns();
             *lid = v->v[i].lid;
             return v->v[i].slot;
         }
@@ -211,12 +212,12 @@ pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
         }
     }
     if (v->npend == SH_PENDING) {
-        RT_STAT_INC(share_drop_noserver);
+        BASE_STAT_INC(share_drop_noserver);
         rte_pktmbuf_free(m);
         return;
     }
     v->pend[v->npend++] = m;
-    RT_STAT_INC(share_syn_pending);
+    BASE_STAT_INC(share_syn_pending);
 }
 
 /* A copy to every other live process that has polled, then to this
@@ -331,7 +332,7 @@ dispatch(struct rte_mbuf *m)
                 return;
             }
             if (to == -2) {
-                RT_STAT_INC(share_drop_noserver);
+                BASE_STAT_INC(share_drop_noserver);
                 rte_pktmbuf_free(m);
                 return;
             }
@@ -380,7 +381,7 @@ rt__sh_wake_slots(void)
         int i = __builtin_ctzll(mask);
         mask &= mask - 1;
         if (i != rt__sh_me && atomic_load(&rt__sh->slot[i].sleepers) > 0) {
-            RT_STAT_INC(share_wakes);
+            BASE_STAT_INC(share_wakes);
             syscall(SYS_write, rt__sh_efd(i), &one, sizeof(one));
         }
     }
@@ -427,7 +428,7 @@ rt__sh_pump_remote(void)
             if (t - h >= SH_XCELLS || m->data_len > SH_CELL_DATA ||
                 m->nb_segs != 1) {
                 atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
-                RT_STAT_INC(share_drop_ring);
+                BASE_STAT_INC(share_drop_ring);
             } else {
                 struct sh_cell *c = &x->c[t & (SH_XCELLS - 1)];
 
@@ -435,7 +436,7 @@ rt__sh_pump_remote(void)
                 c->len = m->data_len;
                 c->lid = m->hash.usr;
                 atomic_store_explicit(&x->tail, t + 1, memory_order_release);
-                RT_STAT_INC(share_pumped);
+                BASE_STAT_INC(share_pumped);
                 rt__sh_wake_mask |= 1ull << i;
             }
             rte_pktmbuf_free(m);
@@ -470,7 +471,7 @@ rt__share_drain(void)
            (m = rt__sh_ring_get(&rt__sh->slot[rt__sh_me].rx)) != NULL) {
         /* Each burst of frames its own time (see loop.c). */
         if (n != 0 && n % rt__port.burst == 0)
-            stk_clock_turn(rt_now_ns());
+            stk_clock_turn(base_now_ns());
         stk_input_lid(rte_pktmbuf_mtod(m, const void *), m->data_len,
                       m->hash.usr);
         rt__mbuf_recycle(m);
@@ -530,10 +531,10 @@ take_own(struct rte_mbuf **pkts, uint16_t n, uint64_t *bytes, bool own)
             rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
         *bytes += m->pkt_len;
         if (frame_bad(m)) {
-            RT_STAT_INC(rx_drop_stack);
+            BASE_STAT_INC(rx_drop_stack);
             rte_pktmbuf_free(m);
         } else if (own && fast_local(m)) {
-            RT_STAT_INC(share_fast_local);
+            BASE_STAT_INC(share_fast_local);
             local(m, 0);
         } else {
             pkts[rest++] = m;
@@ -620,7 +621,7 @@ rx_queues(uint64_t now, uint64_t *bytes)
     start = rt__sh_myq >= 0 ? (uint16_t)rt__sh_myq : 0;
     do {
         got = 0;
-        stk_clock_turn(rt_now_ns()); /* per burst: see loop.c */
+        stk_clock_turn(base_now_ns()); /* per burst: see loop.c */
         for (uint16_t k = 0; k < rt__port.nq && got < rt__port.burst; k++) {
             uint16_t q = (uint16_t)((start + k) % rt__port.nq);
 
@@ -665,8 +666,8 @@ rt__share_rx(uint64_t now, uint64_t *bytes)
 
     /* Written at most every 100 us: the line is shared by every process. */
     if (!rt__is_progress &&
-        rt_ns_since(now, atomic_load_explicit(&rt__sh->last_app_poll_ns,
-                                              memory_order_relaxed)) > 100000)
+        base_ns_since(now, atomic_load_explicit(&rt__sh->last_app_poll_ns,
+                                                memory_order_relaxed)) > 100000)
         atomic_store_explicit(&rt__sh->last_app_poll_ns, now,
                               memory_order_relaxed);
     bool flush = rt__tx_due();

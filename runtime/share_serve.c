@@ -14,6 +14,7 @@
 
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -154,12 +155,12 @@ rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
         /* A connection waits for a server: take the oldest, unless the
          * last one taken is still being set up (one at a time, as each
          * accept takes one from a shared queue). */
-        if (rt_ns_since(rt_now_ns(), v->v[i].inflight_ns) <= INFLIGHT_NS)
+        if (base_ns_since(base_now_ns(), v->v[i].inflight_ns) <= INFLIGHT_NS)
             break; /* its connection is being set up: not free yet */
         if (v->npend > 0) {
             struct rte_mbuf *m = v->pend[0];
             memmove(v->pend, v->pend + 1, --v->npend * sizeof(v->pend[0]));
-            v->v[i].inflight_ns = rt_now_ns();
+            v->v[i].inflight_ns = base_now_ns();
             m->hash.usr = lid;
             if (!rt__sh_ring_put(&rt__sh->slot[rt__sh_me].rx, m))
                 rt__sh_mbuf_free(m);
@@ -216,7 +217,7 @@ rt_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid, int how)
         if (l == NULL)
             return;
         l->serving = false;
-        l->off_ns = rt_now_ns();
+        l->off_ns = base_now_ns();
         if (shared) {
             rt__sh_port_lock();
             rt__sh_svc_set(l, false);
@@ -229,8 +230,8 @@ rt_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid, int how)
             return;
         l = &rt__sh_lsv[rt__sh_nlsv++];
         *l = (struct local_svc){
-            proto,      port, lid, false, proto == IPPROTO_TCP ? stk : NULL,
-            rt_now_ns()};
+            proto,        port, lid, false, proto == IPPROTO_TCP ? stk : NULL,
+            base_now_ns()};
     } else if (l->serving || how == RT_SERVE_DECLARE) {
         return;
     }
@@ -333,9 +334,9 @@ rt_migrate_out(struct stk_sock *l)
         }
         g->used = 1;
         g->port = port;
-        g->t_ns = rt_now_ns();
+        g->t_ns = base_now_ns();
         atomic_fetch_add(&rt__sh->nmig, 1);
-        RT_STAT_INC(share_moved_out);
+        BASE_STAT_INC(share_moved_out);
         n++;
     }
     for (int i = 0; n > 0 && i < v->n; i++)
@@ -372,7 +373,7 @@ rt__share_export_unserved(void)
             !(stk_sock_events(l->stk, NULL) & EPOLLIN))
             continue;
         if (now == 0)
-            now = rt_now_ns();
+            now = base_now_ns();
         /* nginx takes listeners out of its epoll set and puts them back
          * at once (EPOLLEXCLUSIVE rotation): move only after a while. */
         if (now - l->off_ns >= UNSERVED_NS)
@@ -416,7 +417,7 @@ rt_migrate_in(struct stk_sock *l)
     rt__sh_port_unlock();
     if (rc < 0)
         return 0;
-    RT_STAT_INC(share_moved_in);
+    BASE_STAT_INC(share_moved_in);
     rt_flow_replay(&f);
     return 1;
 }

@@ -19,6 +19,7 @@
 
 #include <rte_mbuf.h>
 
+#include "clock.h"
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
@@ -72,8 +73,8 @@ rt__sh_slot_cleanup(int i)
     rt__sh->remote_mask &= ~(1ull << i);
     s->remote = false;
     if (i != rt__sh_me)
-        RT_INFO("share", "process %d is gone: %u connections released",
-                atomic_load(&s->pid), conns);
+        BASE_INFO("share", "process %d is gone: %u connections released",
+                  atomic_load(&s->pid), conns);
     atomic_store(&s->state, SLOT_FREE);
 }
 
@@ -145,7 +146,7 @@ rt__sh_sweep(uint64_t now)
 {
     if ((int64_t)(now - rt__sh->last_sweep_ns) < (int64_t)SWEEP_NS)
         return;
-    now = rt_now_ns();
+    now = base_now_ns();
     rt__sh->last_sweep_ns = now;
     for (int i = 0; i < SH_SLOTS; i++) {
         int st = atomic_load(&rt__sh->slot[i].state);

@@ -1,6 +1,6 @@
 /*
  * Bringing the data path up, once per process, from the first thread that
- * needs it (preload's pl_sock_accelerate calls rt_start() with rt_in_lib
+ * needs it (preload's pl_sock_accelerate calls rt_start() with base_in_lib
  * set, at the first call that puts a socket on the stack). Order:
  * configuration, EAL, port (ACCEL_VDEV as given; or ACCEL_IFACE hot-plugged as
  * af_xdp, falling back to af_packet when ACCEL_DRIVER=auto), the stack on top
@@ -29,6 +29,7 @@
 #include <rte_ethdev.h>
 #include <rte_log.h>
 
+#include "clock.h"
 #include "impair.h"
 #include "inlib.h"
 #include "log.h"
@@ -50,55 +51,55 @@ rt_started(void)
 bool
 rt_configured(void)
 {
-    if (rt_cfg_load() != 0)
+    if (base_cfg_load() != 0)
         return false;
-    return rt_cfg.ip[0] != '\0' &&
-           (rt_cfg.iface[0] != '\0' || rt_cfg.vdev[0] != '\0');
+    return base_cfg.ip[0] != '\0' &&
+           (base_cfg.iface[0] != '\0' || base_cfg.vdev[0] != '\0');
 }
 
 /* One attempt: probe the vdev for driver on ACCEL_IFACE, start the port. */
 static int
 try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 {
-    char devargs[RT_CFG_STR_MAX + 160], prog[64] = "";
+    char devargs[BASE_CFG_STR_MAX + 160], prog[64] = "";
     uint16_t port_id;
     int rc, init_rc = 0, prog_fd = -1;
 
     /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
      * interface's traffic that is not the stack's. */
-    if (driver == RT_DRIVER_AF_XDP && rt_cfg.xdp_steer) {
-        rt__xdp_steer_clear_stale(rt_cfg.iface);
-        prog_fd = rt__xdp_steer_open(rt_cfg.ip_addr, rt_cfg.ip_mask, prog,
+    if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer) {
+        rt__xdp_steer_clear_stale(base_cfg.iface);
+        prog_fd = rt__xdp_steer_open(base_cfg.ip_addr, base_cfg.ip_mask, prog,
                                      sizeof(prog));
         if (prog_fd < 0) {
-            RT_WARN("start",
-                    "XDP steering program unavailable (%s): DPDK's default "
-                    "program takes every frame of %s's queue from the kernel",
-                    strerror(-prog_fd), rt_cfg.iface);
+            BASE_WARN("start",
+                      "XDP steering program unavailable (%s): DPDK's default "
+                      "program takes every frame of %s's queue from the kernel",
+                      strerror(-prog_fd), base_cfg.iface);
         }
     }
     /* Several queues: af_xdp binds one XSK per NIC queue (veth refuses:
      * it reports no channels); af_packet opens one socket per queue in a
      * PACKET_FANOUT_HASH group, the kernel spreading flows over them. */
-    if (driver == RT_DRIVER_AF_XDP)
+    if (driver == BASE_DRIVER_AF_XDP)
         snprintf(devargs, sizeof(devargs),
                  "net_af_xdp0,iface=%s,start_queue=0,queue_count=%u,busy_"
                  "budget=0%s%s",
-                 rt_cfg.iface, rt_cfg.queues, prog[0] ? ",xdp_prog=" : "",
+                 base_cfg.iface, base_cfg.queues, prog[0] ? ",xdp_prog=" : "",
                  prog);
     else
         snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=%u",
-                 rt_cfg.iface, rt_cfg.queues);
+                 base_cfg.iface, base_cfg.queues);
     rt__port_fds_scan_begin();
     rc = rt__eal_probe(devargs, &port_id);
     /* The PMD loads the program when the queues are set up (port init). */
     if (rc == 0)
-        init_rc = rt__port_init(port_id, &rt_cfg, csum, mac);
+        init_rc = rt__port_init(port_id, &base_cfg, csum, mac);
     rt__port_fds_scan_end();
     if (prog_fd >= 0)
         close(prog_fd);
     if (rc != 0) {
-        RT_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
+        BASE_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
         return rc;
     }
     rc = init_rc;
@@ -108,8 +109,8 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         return rc;
     }
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s%s",
-             driver == RT_DRIVER_AF_XDP ? "af_xdp" : "af_packet", rt_cfg.iface,
-             rt__port.nq > 1 ? rt__port_queues_desc() : "",
+             driver == BASE_DRIVER_AF_XDP ? "af_xdp" : "af_packet",
+             base_cfg.iface, rt__port.nq > 1 ? rt__port_queues_desc() : "",
              prog[0] ? " (steered)" : "");
     return 0;
 }
@@ -123,12 +124,12 @@ try_iface_driver(int driver, uint32_t *csum, uint8_t mac[6], bool quiet)
     uint32_t dpdk_level = rte_log_get_global_level();
     int rc;
 
-    rt__port_fail_level = quiet ? RT_LOG_INFO : RT_LOG_ERROR;
-    if (quiet && rt_log_level < RT_LOG_INFO)
+    rt__port_fail_level = quiet ? BASE_LOG_INFO : BASE_LOG_ERROR;
+    if (quiet && base_log_level < BASE_LOG_INFO)
         rte_log_set_global_level(RTE_LOG_CRIT);
     rc = try_driver_once(driver, csum, mac);
     rte_log_set_global_level(dpdk_level);
-    rt__port_fail_level = RT_LOG_ERROR;
+    rt__port_fail_level = BASE_LOG_ERROR;
     return rc;
 }
 
@@ -138,50 +139,50 @@ start_port(uint32_t *csum, uint8_t mac[6])
     uint16_t port_id;
     int rc;
 
-    if (rt_cfg.vdev[0] != '\0') {
+    if (base_cfg.vdev[0] != '\0') {
         rc = rt__eal_first_port(&port_id);
         if (rc != 0) {
-            RT_ERR("start",
-                   "ACCEL_VDEV=%s: DPDK created no port from it; check the "
-                   "vdev string (driver name, options) and the dpdk lines "
-                   "above",
-                   rt_cfg.vdev);
+            BASE_ERR("start",
+                     "ACCEL_VDEV=%s: DPDK created no port from it; check the "
+                     "vdev string (driver name, options) and the dpdk lines "
+                     "above",
+                     base_cfg.vdev);
             return rc;
         }
         rt__port_fds_scan_begin();
-        rc = rt__port_init(port_id, &rt_cfg, csum, mac);
+        rc = rt__port_init(port_id, &base_cfg, csum, mac);
         rt__port_fds_scan_end();
         if (rc != 0)
-            RT_ERR("start",
-                   "ACCEL_VDEV=%s: the port did not start (see above); fix "
-                   "the vdev string or unset ACCEL_VDEV",
-                   rt_cfg.vdev);
+            BASE_ERR("start",
+                     "ACCEL_VDEV=%s: the port did not start (see above); fix "
+                     "the vdev string or unset ACCEL_VDEV",
+                     base_cfg.vdev);
         return rc;
     }
-    if (rt_cfg.driver != RT_DRIVER_AF_PACKET) {
-        rc = try_iface_driver(RT_DRIVER_AF_XDP, csum, mac,
-                              rt_cfg.driver == RT_DRIVER_AUTO);
-        if (rc == 0 || rt_cfg.driver == RT_DRIVER_AF_XDP) {
+    if (base_cfg.driver != BASE_DRIVER_AF_PACKET) {
+        rc = try_iface_driver(BASE_DRIVER_AF_XDP, csum, mac,
+                              base_cfg.driver == BASE_DRIVER_AUTO);
+        if (rc == 0 || base_cfg.driver == BASE_DRIVER_AF_XDP) {
             if (rc != 0)
-                RT_ERR("start",
-                       "ACCEL_IFACE=%s: af_xdp did not start (%s); set "
-                       "ACCEL_DRIVER=auto or af_packet, or check that the "
-                       "interface has ACCEL_QUEUES=%u queues (ethtool -L %s "
-                       "combined %u; veth has none: use af_packet)",
-                       rt_cfg.iface, strerror(-rc), rt_cfg.queues, rt_cfg.iface,
-                       rt_cfg.queues);
+                BASE_ERR("start",
+                         "ACCEL_IFACE=%s: af_xdp did not start (%s); set "
+                         "ACCEL_DRIVER=auto or af_packet, or check that the "
+                         "interface has ACCEL_QUEUES=%u queues (ethtool -L %s "
+                         "combined %u; veth has none: use af_packet)",
+                         base_cfg.iface, strerror(-rc), base_cfg.queues,
+                         base_cfg.iface, base_cfg.queues);
             return rc;
         }
-        RT_INFO("start", "af_xdp on %s failed (%s); trying af_packet",
-                rt_cfg.iface, strerror(-rc));
+        BASE_INFO("start", "af_xdp on %s failed (%s); trying af_packet",
+                  base_cfg.iface, strerror(-rc));
     }
-    rc = try_iface_driver(RT_DRIVER_AF_PACKET, csum, mac, false);
+    rc = try_iface_driver(BASE_DRIVER_AF_PACKET, csum, mac, false);
     if (rc != 0)
-        RT_ERR("start",
-               "ACCEL_IFACE=%s: neither af_xdp nor af_packet started (%s); "
-               "run as root (CAP_NET_RAW, CAP_BPF) inside the lab namespace "
-               "accel-a, or set ACCEL_VDEV",
-               rt_cfg.iface, strerror(-rc));
+        BASE_ERR("start",
+                 "ACCEL_IFACE=%s: neither af_xdp nor af_packet started (%s); "
+                 "run as root (CAP_NET_RAW, CAP_BPF) inside the lab namespace "
+                 "accel-a, or set ACCEL_VDEV",
+                 base_cfg.iface, strerror(-rc));
     return rc;
 }
 
@@ -209,7 +210,7 @@ linger_until(bool peer_fin, uint64_t end)
 {
     struct timespec ts = {0, 200000};
 
-    while (stk_pending_output(peer_fin) > 0 && rt_now_ns() < end) {
+    while (stk_pending_output(peer_fin) > 0 && base_now_ns() < end) {
         rt_poll();
         rt_unlock();
         nanosleep(&ts, NULL);
@@ -220,11 +221,11 @@ linger_until(bool peer_fin, uint64_t end)
 static void
 linger_at_exit(void)
 {
-    uint64_t end = rt_now_ns() + EXIT_LINGER_NS;
+    uint64_t end = base_now_ns() + EXIT_LINGER_NS;
 
     rt_set_tx_defer(false);
     linger_until(false, end);
-    linger_until(true, rt_now_ns() + EXIT_PEER_FIN_NS);
+    linger_until(true, base_now_ns() + EXIT_PEER_FIN_NS);
 }
 
 static pid_t stack_pid; /* the process whose stack this is */
@@ -268,7 +269,7 @@ port_close_at_exit(void)
 static int
 tcp_cc_choice(void)
 {
-    const char *w = rt_cfg_enum_word("ACCEL_TCP_CC", rt_cfg.tcp_cc);
+    const char *w = base_cfg_enum_word("ACCEL_TCP_CC", base_cfg.tcp_cc);
     char name[64] = "";
     FILE *f;
     int cc;
@@ -284,11 +285,11 @@ tcp_cc_choice(void)
     name[strcspn(name, "\n")] = '\0';
     cc = name[0] != '\0' ? stk_tcp_cc_find(name) : -1;
     if (cc < 0) {
-        RT_INFO("tcp",
-                "the kernel's TCP congestion control \"%s\" "
-                "(net.ipv4.tcp_congestion_control) is not one accel has: "
-                "using cubic (ACCEL_TCP_CC=cubic|reno|bbr chooses)",
-                name);
+        BASE_INFO("tcp",
+                  "the kernel's TCP congestion control \"%s\" "
+                  "(net.ipv4.tcp_congestion_control) is not one accel has: "
+                  "using cubic (ACCEL_TCP_CC=cubic|reno|bbr chooses)",
+                  name);
         cc = stk_tcp_cc_find("cubic");
     }
     return cc;
@@ -301,10 +302,10 @@ start_stack(struct stk_netif_cfg *nc)
 {
     int rc;
 
-    nc->ip = rt_cfg.ip_addr;
-    nc->netmask = rt_cfg.ip_mask;
-    nc->gateway = rt_cfg.gw_addr;
-    nc->mtu = (uint16_t)rt_cfg.mtu;
+    nc->ip = base_cfg.ip_addr;
+    nc->netmask = base_cfg.ip_mask;
+    nc->gateway = base_cfg.gw_addr;
+    nc->mtu = (uint16_t)base_cfg.mtu;
     if (rt__remote) {
         nc->link.tx_alloc = rt__rm_tx_alloc;
         nc->link.tx_send = rt__rm_tx_send;
@@ -320,32 +321,32 @@ start_stack(struct stk_netif_cfg *nc)
     rt__isn_key_load();
     rt_lock();
     {
-        struct stk_tcp_cfg tc = {.rto_min_ms = rt_cfg.tcp_rto_min_ms,
+        struct stk_tcp_cfg tc = {.rto_min_ms = base_cfg.tcp_rto_min_ms,
                                  .cc = tcp_cc_choice()};
 
-        stk_tcp_configure(&tc); /* both in range: checked by rt_cfg */
+        stk_tcp_configure(&tc); /* both in range: checked by base_cfg */
     }
     rc = stk_init(nc);
     if (rc == 0 && rt__remote)
         rt__rm_stack_up();
     rt_unlock();
     if (rc != 0) {
-        RT_ERR("start", "the stack did not start: %s", strerror(-rc));
+        BASE_ERR("start", "the stack did not start: %s", strerror(-rc));
         return rc;
     }
-    if (rt_cfg.progress_usec > 0) {
-        rc = rt__progress_start(rt_cfg.progress_usec);
+    if (base_cfg.progress_usec > 0) {
+        rc = rt__progress_start(base_cfg.progress_usec);
         if (rc != 0)
             return rc;
     }
-    if (!rt__remote && rt_cfg.iface[0] != '\0' && rt_cfg.vdev[0] == '\0' &&
-        rt_cfg.join) {
+    if (!rt__remote && base_cfg.iface[0] != '\0' && base_cfg.vdev[0] == '\0' &&
+        base_cfg.join) {
         rc = rt__join_serve_start(nc);
         if (rc != 0)
-            RT_INFO("start",
-                    "cannot serve joins (%s): exec'd children of this "
-                    "process will use the kernel",
-                    strerror(-rc));
+            BASE_INFO("start",
+                      "cannot serve joins (%s): exec'd children of this "
+                      "process will use the kernel",
+                      strerror(-rc));
     }
     return 0;
 }
@@ -359,22 +360,22 @@ start_joined(const char *owner, struct stk_netif_cfg *nc)
     int rc = -EBUSY;
 
     memset(nc, 0, sizeof(*nc));
-    if (rt_cfg.join)
+    if (base_cfg.join)
         rc = rt__join(nc, why, sizeof(why));
     if (rc != 0) {
-        RT_ERR("start",
-               "ACCEL_IFACE=%s is already driven by accel process %s and "
-               "this process cannot join it (%s): it uses the kernel. Give "
-               "it its own interface, or start it as a fork child of that "
-               "process",
-               rt_cfg.iface, owner, why);
+        BASE_ERR("start",
+                 "ACCEL_IFACE=%s is already driven by accel process %s and "
+                 "this process cannot join it (%s): it uses the kernel. Give "
+                 "it its own interface, or start it as a fork child of that "
+                 "process",
+                 base_cfg.iface, owner, why);
         return -EBUSY;
     }
     /* The owner's settings (nc), not this process's environment. */
-    rt_cfg.ip_addr = nc->ip;
-    rt_cfg.ip_mask = nc->netmask;
-    rt_cfg.gw_addr = nc->gateway;
-    rt_cfg.mtu = nc->mtu;
+    base_cfg.ip_addr = nc->ip;
+    base_cfg.ip_mask = nc->netmask;
+    base_cfg.gw_addr = nc->gateway;
+    base_cfg.mtu = nc->mtu;
     return start_stack(nc);
 }
 
@@ -384,26 +385,26 @@ do_start(void)
     struct stk_netif_cfg nc;
     int rc;
 
-    rc = rt_cfg_load();
-    rt_stats_register_exit();
+    rc = base_cfg_load();
+    base_stats_register_exit();
     if (rc != 0)
-        return rc; /* logged by rt_cfg_load */
-    if (rt_cfg.ip[0] == '\0') {
-        RT_ERR("start",
-               "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
-               "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
+        return rc; /* logged by base_cfg_load */
+    if (base_cfg.ip[0] == '\0') {
+        BASE_ERR("start",
+                 "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
+                 "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
         return -EINVAL;
     }
-    if (rt_cfg.iface[0] == '\0' && rt_cfg.vdev[0] == '\0') {
-        RT_ERR("start",
-               "no port: set ACCEL_IFACE=<interface> (in the lab namespace "
-               "accel-a, see `accel-lab up`) or ACCEL_VDEV=<dpdk vdev>");
+    if (base_cfg.iface[0] == '\0' && base_cfg.vdev[0] == '\0') {
+        BASE_ERR("start",
+                 "no port: set ACCEL_IFACE=<interface> (in the lab namespace "
+                 "accel-a, see `accel-lab up`) or ACCEL_VDEV=<dpdk vdev>");
         return -EINVAL;
     }
-    if (rt_cfg.vdev[0] == '\0') {
+    if (base_cfg.vdev[0] == '\0') {
         char owner[32];
 
-        rc = rt__iface_lock(rt_cfg.iface, owner, sizeof(owner));
+        rc = rt__iface_lock(base_cfg.iface, owner, sizeof(owner));
         if (rc == -EBUSY) {
             rc = start_joined(owner, &nc);
             if (rc != 0) {
@@ -420,7 +421,7 @@ do_start(void)
         if (rc != 0)
             return rc;
     }
-    rc = rt__eal_init(&rt_cfg);
+    rc = rt__eal_init(&base_cfg);
     if (rc != 0)
         return rc;
     memset(&nc, 0, sizeof(nc));
@@ -432,17 +433,17 @@ do_start(void)
         rt__port_close(rt__port.port_id);
         return rc;
     }
-    rt_stats_set_port_dump(rt__port_stats_dump);
+    base_stats_set_port_dump(rt__port_stats_dump);
 up:
-    RT_INFO("start",
-            "data path up: %s, ip %s, mac %02x:%02x:%02x:%02x:%02x:%02x, "
-            "rx wait: %s",
-            rt__port.desc, rt_cfg.ip, nc.mac[0], nc.mac[1], nc.mac[2],
-            nc.mac[3], nc.mac[4], nc.mac[5],
-            rt__port.wait_kind == RT__WAIT_SOCK   ? "socket"
-            : rt__port.wait_kind == RT__WAIT_INTR ? "rx interrupt"
-                                                  : "none (1 ms sleeps)");
-    rt_stats_set_datapath(rt__port.desc);
+    BASE_INFO("start",
+              "data path up: %s, ip %s, mac %02x:%02x:%02x:%02x:%02x:%02x, "
+              "rx wait: %s",
+              rt__port.desc, base_cfg.ip, nc.mac[0], nc.mac[1], nc.mac[2],
+              nc.mac[3], nc.mac[4], nc.mac[5],
+              rt__port.wait_kind == RT__WAIT_SOCK   ? "socket"
+              : rt__port.wait_kind == RT__WAIT_INTR ? "rx interrupt"
+                                                    : "none (1 ms sleeps)");
+    base_stats_set_datapath(rt__port.desc);
     stack_pid = getpid();
     atexit(port_close_at_exit);
     return 0;
@@ -452,7 +453,7 @@ int
 rt_start(void)
 {
     sigset_t all, old;
-    int rc, saved_inlib = rt_in_lib, saved_errno = errno;
+    int rc, saved_inlib = base_in_lib, saved_errno = errno;
 
     if (rt_started())
         return 0;
@@ -462,14 +463,14 @@ rt_start(void)
         pthread_mutex_unlock(&start_mu);
         return rc;
     }
-    rt_in_lib = 1;
+    base_in_lib = 1;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rt__fd_reserve_low();
     rc = do_start();
     rt__fd_release_low();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    rt_in_lib = saved_inlib;
+    base_in_lib = saved_inlib;
     start_state = rc == 0 ? 1 : (rc < 0 ? rc : -EINVAL);
     if (rc == 0)
         atomic_store_explicit(&started, true, memory_order_release);
@@ -525,16 +526,16 @@ rt_atfork_child(void)
     rt__join_atfork_child();
     rt__block_atfork_child();
     rt__progress_atfork_child();
-    rt_clock_atfork_child();
+    base_clock_atfork_child();
     pthread_mutex_init(&start_mu, NULL);
-    memset(&rt_stats, 0, sizeof(rt_stats));
+    memset(&base_stats, 0, sizeof(base_stats));
     if (was_started && fork_shares) {
         /* The parent's port, shared: this child polls it too. */
         rt__port_atfork_child();
         rt__share_child();
         stack_pid = getpid();
         stk_fork_freeze(true);
-        rt_stats_set_datapath(rt__port.desc);
+        base_stats_set_datapath(rt__port.desc);
         return;
     }
     /* The child shares the parent's port memory but owns none of it:
@@ -545,6 +546,6 @@ rt_atfork_child(void)
     start_state = -ENODEV;
     rt__port.up = false;
     rt__port.ntx = 0;
-    rt_stats_set_datapath(NULL);
-    rt_stats_set_port_dump(NULL);
+    base_stats_set_datapath(NULL);
+    base_stats_set_port_dump(NULL);
 }

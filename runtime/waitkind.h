@@ -29,7 +29,7 @@ enum rt_wait_kind {
 
 /** Microseconds a wait of this kind spins before it sleeps, per cfg. */
 static inline uint32_t
-rt_wait_spin_usec(const struct rt_cfg *cfg, enum rt_wait_kind kind)
+rt_wait_spin_usec(const struct base_cfg *cfg, enum rt_wait_kind kind)
 {
     uint32_t v;
 
@@ -56,10 +56,10 @@ rt_wait_spin_usec(const struct rt_cfg *cfg, enum rt_wait_kind kind)
         v = cfg->poll_usec_select;
         break;
     default:
-        v = RT_CFG_WORD;
+        v = BASE_CFG_WORD;
         break;
     }
-    return rt_cfg_or(v, cfg->poll_usec);
+    return base_cfg_or(v, cfg->poll_usec);
 }
 
 #ifdef __cplusplus

@@ -70,8 +70,8 @@ rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz)
     memcpy(buf, rt__xdp_steer_obj, n);
     if (patch_u32(buf, n, XS_IP_MARK, ip) != 0 ||
         patch_u32(buf, n, XS_BCAST_MARK, ip | ~mask) != 0) {
-        RT_ERR("port", "the embedded XDP program has no unique address "
-                       "placeholders (a build problem)");
+        BASE_ERR("port", "the embedded XDP program has no unique address "
+                         "placeholders (a build problem)");
         goto out;
     }
     fd = memfd_create("accel-xdp-steer", MFD_CLOEXEC);
@@ -79,7 +79,7 @@ rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz)
         rc = -errno;
         goto out;
     }
-    rc = rt_write_all(fd, buf, n);
+    rc = base_write_all(fd, buf, n);
     if (rc != 0) {
         close(fd);
         goto out;
@@ -107,9 +107,9 @@ rt__xdp_steer_clear_stale(const char *iface)
     if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
         strcmp(info.name, XS_PROG_NAME) == 0) {
         if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
-            RT_INFO("port",
-                    "removed the XDP program a dead accel process left on %s",
-                    iface);
+            BASE_INFO("port",
+                      "removed the XDP program a dead accel process left on %s",
+                      iface);
     }
     close(fd);
 }

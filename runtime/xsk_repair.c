@@ -151,22 +151,22 @@ rt__xsk_repair(uint16_t q)
     if (!rt__port.is_xdp)
         return 0;
     if (!rt__xsk_rings(q, &r)) {
-        RT_WARN("port",
-                "%s queue %u: a process died holding the queue's lock, and "
-                "this af_xdp PMD's rings cannot be checked (DPDK %s); if "
-                "frames stop flowing, restart the program",
-                rt__port.desc, q, rte_version());
+        BASE_WARN("port",
+                  "%s queue %u: a process died holding the queue's lock, and "
+                  "this af_xdp PMD's rings cannot be checked (DPDK %s); if "
+                  "frames stop flowing, restart the program",
+                  rt__port.desc, q, rte_version());
         return 0;
     }
     rt__xsk_rings_fix(&r, &n);
     total = n.rx + n.comp + n.fill + n.tx;
     if (total == 0)
         return 0;
-    RT_STAT_ADD(xsk_repairs, total);
-    RT_WARN("port",
-            "%s queue %u: a process died in the middle of a burst; af_xdp "
-            "rings back in step (rx: %u frames to read again, tx: %u "
-            "unsent descriptors dropped, fill: %u, completion: %u)",
-            rt__port.desc, q, n.rx, n.tx, n.fill, n.comp);
+    BASE_STAT_ADD(xsk_repairs, total);
+    BASE_WARN("port",
+              "%s queue %u: a process died in the middle of a burst; af_xdp "
+              "rings back in step (rx: %u frames to read again, tx: %u "
+              "unsent descriptors dropped, fill: %u, completion: %u)",
+              rt__port.desc, q, n.rx, n.tx, n.fill, n.comp);
     return total;
 }

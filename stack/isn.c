@@ -52,6 +52,6 @@ stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
     m[0] = ((uint64_t)ip4_addr_get_u32(local_ip) << 32) |
            ip4_addr_get_u32(remote_ip);
     m[1] = ((uint64_t)local_port << 16) | remote_port;
-    return (uint32_t)stk__siphash(isn_key, m, 2, 2, 4) +
+    return (uint32_t)base_siphash(isn_key, m, 2, 2, 4) +
            (uint32_t)(stk__now_ns() >> 6);
 }

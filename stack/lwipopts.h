@@ -19,7 +19,7 @@
 #define LWIP_RAW 0             /* raw sockets stay on the kernel */
 #define LWIP_STATS                                                             \
     1                      /* protocol error counters only: rx_drops.c         \
-                              turns them into rt_stats drop counts */
+                              turns them into base_stats drop counts */
 #define LWIP_STATS_LARGE 1 /* 32-bit counters */
 #define LWIP_STATS_DISPLAY 0
 #define LINK_STATS 0 /* the port layer counts frames */

@@ -122,8 +122,8 @@ stk_init(const struct stk_netif_cfg *cfg)
     netif_set_link_up(&stk_netif);
     netif_set_up(&stk_netif);
     stk_up = true;
-    RT_INFO("stack", "netif up: ip %u.%u.%u.%u mtu %u", ip4_addr1(&ip),
-            ip4_addr2(&ip), ip4_addr3(&ip), ip4_addr4(&ip), stk_netif.mtu);
+    BASE_INFO("stack", "netif up: ip %u.%u.%u.%u mtu %u", ip4_addr1(&ip),
+              ip4_addr2(&ip), ip4_addr3(&ip), ip4_addr4(&ip), stk_netif.mtu);
     return 0;
 }
 
@@ -151,7 +151,7 @@ stk_input(const void *frame, uint16_t len)
     struct pbuf *p;
 
     if (!stk_up || !frame_len_ok(frame, len)) {
-        RT_STAT_INC(rx_drop_stack);
+        BASE_STAT_INC(rx_drop_stack);
         return;
     }
     /* ICMP errors for our UDP sockets, which lwIP would drop. */
@@ -159,13 +159,13 @@ stk_input(const void *frame, uint16_t len)
         return;
     p = pbuf_alloc(PBUF_RAW, len, PBUF_RAM);
     if (p == NULL) {
-        RT_STAT_INC(rx_drop_nobuf);
+        BASE_STAT_INC(rx_drop_nobuf);
         return;
     }
     memcpy(p->payload, frame, len);
     if (stk_netif.input(p, &stk_netif) != ERR_OK) {
         pbuf_free(p);
-        RT_STAT_INC(rx_drop_stack);
+        BASE_STAT_INC(rx_drop_stack);
         stk__drops_sync();
         return;
     }

@@ -122,7 +122,7 @@ hash4(uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport)
 
     m[0] = ((uint64_t)lip << 32) | rip;
     m[1] = ((uint64_t)lport << 16) | rport;
-    return (uint32_t)stk__siphash(ph.key, m, 2, 1, 3);
+    return (uint32_t)base_siphash(ph.key, m, 2, 1, 3);
 }
 
 static uint32_t
@@ -183,8 +183,8 @@ fail_over(void)
     ph.mask = 0;
     ph.count = 0;
     ph.failed = true;
-    RT_ERR("stack", "pcb_hash: out of memory growing the connection table; "
-                    "TCP input walks lwIP's lists from now on");
+    BASE_ERR("stack", "pcb_hash: out of memory growing the connection table; "
+                      "TCP input walks lwIP's lists from now on");
 }
 
 void

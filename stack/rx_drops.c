@@ -64,11 +64,11 @@ stk__drops_count(void)
     if (d == seen_drops)
         return false;
     seen_drops = d;
-    RT_STAT_INC(rx_drop_stack);
+    BASE_STAT_INC(rx_drop_stack);
     c = csum_total();
     if (c != seen_csum) {
         seen_csum = c;
-        RT_STAT_INC(rx_drop_csum);
+        BASE_STAT_INC(rx_drop_csum);
     }
     return true;
 }

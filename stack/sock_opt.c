@@ -144,11 +144,12 @@ set_congestion(struct stk_sock *s, const void *val, socklen_t len)
 
         if (!warned) {
             warned = true;
-            RT_WARN("tcp",
-                    "TCP_CONGESTION \"%s\" is not implemented by accel: "
-                    "connections keep %s (accel has cubic, reno and bbr)",
-                    name,
-                    stk_tcp_cc_name(s->cc >= 0 ? s->cc : stk_tcp_cc_default()));
+            BASE_WARN(
+                "tcp",
+                "TCP_CONGESTION \"%s\" is not implemented by accel: "
+                "connections keep %s (accel has cubic, reno and bbr)",
+                name,
+                stk_tcp_cc_name(s->cc >= 0 ? s->cc : stk_tcp_cc_default()));
         }
         return -ENOENT;
     }

@@ -110,7 +110,7 @@ stk__tcp_abort(struct stk_sock *s)
     }
     if (pcb->state != SYN_SENT && pcb->state != CLOSED &&
         pcb->state != TIME_WAIT)
-        RT_STAT_INC(tcp_rst_sent);
+        BASE_STAT_INC(tcp_rst_sent);
     tcp_abandon(pcb, pcb->state != SYN_SENT);
 }
 
@@ -198,8 +198,8 @@ stk__tcp_fresh_pcb(struct stk_sock *s)
 int
 stk__tcp_create(struct stk_sock *s)
 {
-    s->nodelay = rt_cfg.tcp_nodelay; /* ACCEL_TCP_NODELAY; accepted
-                                      * sockets copy their listener's */
+    s->nodelay = base_cfg.tcp_nodelay; /* ACCEL_TCP_NODELAY; accepted
+                                        * sockets copy their listener's */
     return stk__tcp_fresh_pcb(s);
 }
 
@@ -343,7 +343,7 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
     e = tcp_connect(s->pcb.tcp, &a, port, cb_connected);
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);
-    RT_STAT_INC(tcp_connect);
+    BASE_STAT_INC(tcp_connect);
     s->st = STK_TCP_SYN_SENT;
     s->connecting = true;
     s->connect_reported = false;
@@ -514,7 +514,7 @@ stk__tcp_close(struct stk_sock *s)
         pcb->rcv_wnd = TCP_WND_MAX(pcb);
     }
     if (tcp_close(pcb) != ERR_OK) {
-        RT_STAT_INC(tcp_rst_sent);
+        BASE_STAT_INC(tcp_rst_sent);
         tcp_abort(pcb);
     }
 }

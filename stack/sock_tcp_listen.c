@@ -50,7 +50,7 @@ void
 stk_listen_overflow_hook(struct tcp_pcb_listen *lpcb)
 {
     (void)lpcb;
-    RT_STAT_INC(tcp_listen_overflow);
+    BASE_STAT_INC(tcp_listen_overflow);
 }
 
 static bool
@@ -211,7 +211,7 @@ cb_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
         return ERR_VAL; /* lwIP aborts newpcb */
     l = group_pick(g, newpcb);
     if (l == NULL) {
-        RT_STAT_INC(tcp_listen_overflow);
+        BASE_STAT_INC(tcp_listen_overflow);
         return ERR_VAL;
     }
     c = stk__tcp_queue_new(l, newpcb);
@@ -360,7 +360,7 @@ stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
     c->acc_next = NULL;
     c->listener = NULL;
     group_update_backlog(s->lgrp);
-    RT_STAT_INC(tcp_accept);
+    BASE_STAT_INC(tcp_accept);
     stk__addr_out(c->peer_ip, c->peer_port, addr, len);
     *out = c;
     stk__changed(s, false);

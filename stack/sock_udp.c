@@ -29,7 +29,7 @@ enqueue(struct stk_sock *s, struct pbuf *p, uint32_t addr, u16_t port)
     /* Linux admits a datagram while the queue is below the limit. */
     if (s->rx_bytes >= (size_t)(s->rcvbuf ? s->rcvbuf : STK_UDP_BUF_DEFAULT) ||
         stk__ring_push(&s->rxq, p, addr, port) < 0) {
-        RT_STAT_INC(udp_rx_drop_full);
+        BASE_STAT_INC(udp_rx_drop_full);
         pbuf_free(p);
         return;
     }

@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/** Replace the stack's clock (rt_now_ns) by now_ns; NULL restores it. */
+/** Replace the stack's clock (base_now_ns) by now_ns; NULL restores it. */
 void stk_test_set_clock(uint64_t (*now_ns)(void));
 
 /** lwIP heap blocks currently allocated (pcbs, pbufs, segments, timers). */

@@ -116,7 +116,7 @@ note_reordering(struct tcp_pcb *pcb, uint32_t low_seq)
         x->reordering = r < STK_TCP_MAX_REORDERING ? r : STK_TCP_MAX_REORDERING;
     }
     x->reord_seen++;
-    RT_STAT_INC(tcp_reorder_seen);
+    BASE_STAT_INC(tcp_reorder_seen);
 }
 
 /* Segments the cumulative ACK covers leave the queue. */
@@ -213,7 +213,7 @@ sack_range(struct tcp_pcb *pcb, uint32_t l, uint32_t r, uint64_t now,
         x->delivered++;
         a->newly_acked++;
         a->sacked_new = true;
-        RT_STAT_INC(tcp_sacked_segs);
+        BASE_STAT_INC(tcp_sacked_segs);
         if (e->flags & STK_RTX_RETRANS) {
             e->flags &= (uint8_t)~STK_RTX_RETRANS;
             x->retrans_out--;
@@ -267,7 +267,7 @@ dsack(struct tcp_pcb *pcb, uint32_t l, uint32_t r)
     int32_t segs = (int32_t)((r - l + mss - 1) / mss);
 
     a->dsack = true;
-    RT_STAT_INC(tcp_dsack_rcvd);
+    BASE_STAT_INC(tcp_dsack_rcvd);
     x->rack_dsack_seen = true;
     /* A retransmission the peer did not need: one less to explain
      * before the reduction can be undone (Linux's tcp_check_dsack). */
@@ -279,7 +279,7 @@ dsack(struct tcp_pcb *pcb, uint32_t l, uint32_t r)
          * segments that would cost a spurious retransmission each time). */
         if (!(x->tlp_high_seq != 0 && r == x->tlp_high_seq)) {
             x->reord_seen++;
-            RT_STAT_INC(tcp_reorder_seen);
+            BASE_STAT_INC(tcp_reorder_seen);
         }
     }
     if (x->tlp_high_seq != 0 && x->tlp_retrans && r == x->tlp_high_seq)

@@ -78,7 +78,7 @@ stk__mark_lost(struct tcp_pcb *pcb, struct stk_rtx_ent *e)
         e->flags &= (uint8_t)~STK_RTX_RETRANS;
         x->retrans_out--;
         x->lost++;
-        RT_STAT_INC(tcp_lost_retrans);
+        BASE_STAT_INC(tcp_lost_retrans);
     } else if (!(e->flags & STK_RTX_LOST)) {
         x->lost++;
     }
@@ -216,7 +216,7 @@ stk__tlp_fire(struct tcp_pcb *pcb, uint64_t now)
     x->tlp_retrans = true;
 sent:
     x->tlp_high_seq = pcb->snd_nxt;
-    RT_STAT_INC(tcp_tlp);
+    BASE_STAT_INC(tcp_tlp);
     stk__timer_cancel(pcb);
 rearm:
     stk__rearm_rto(pcb, now);
@@ -238,7 +238,7 @@ stk__tlp_ack(struct tcp_pcb *pcb)
     } else if (TCP_SEQ_GT(ack, x->tlp_high_seq)) {
         /* The probe repaired a loss: reduce cwnd as a recovery would. */
         stk__enter_cwr(pcb);
-        RT_STAT_INC(tcp_tlp_recovered);
+        BASE_STAT_INC(tcp_tlp_recovered);
     } else if (!a->advanced && !a->sacked_new && a->dupack) {
         x->tlp_high_seq = 0;
     }

@@ -241,9 +241,9 @@ stk__enter_recovery(struct tcp_pcb *pcb)
     struct stk_tcp_ext *x = &pcb->acc;
 
     if (pcb->flags & TF_SACK)
-        RT_STAT_INC(tcp_recovery_sack);
+        BASE_STAT_INC(tcp_recovery_sack);
     else
-        RT_STAT_INC(tcp_recovery_reno);
+        BASE_STAT_INC(tcp_recovery_reno);
     x->prior_ssthresh = 0;
     init_undo(pcb);
     if (!in_cwnd_reduction(x)) {
@@ -272,9 +272,9 @@ try_undo_recovery(struct tcp_pcb *pcb)
     if (may_undo(x)) {
         undo_cwnd_reduction(pcb, false);
         if (x->ca_state == STK_CA_LOSS)
-            RT_STAT_INC(tcp_undo_rto);
+            BASE_STAT_INC(tcp_undo_rto);
         else
-            RT_STAT_INC(tcp_undo_recovery);
+            BASE_STAT_INC(tcp_undo_recovery);
     } else if (x->reo_wnd_persist != 0) {
         x->reo_wnd_persist--;
     }
@@ -298,7 +298,7 @@ try_undo_dsack(struct tcp_pcb *pcb)
         if (x->reo_wnd_persist < STK_TCP_RACK_RECOVERY_THRESH)
             x->reo_wnd_persist++;
         undo_cwnd_reduction(pcb, false);
-        RT_STAT_INC(tcp_undo_recovery);
+        BASE_STAT_INC(tcp_undo_recovery);
         return true;
     }
     return false;
@@ -318,7 +318,7 @@ try_undo_partial(struct tcp_pcb *pcb)
         if (!any_retrans_done(x))
             x->retrans_stamp = 0;
         undo_cwnd_reduction(pcb, true);
-        RT_STAT_INC(tcp_undo_recovery);
+        BASE_STAT_INC(tcp_undo_recovery);
         try_keep_open(pcb);
     }
     return false;
@@ -332,7 +332,7 @@ try_undo_loss(struct tcp_pcb *pcb)
     if (!may_undo(x))
         return false;
     undo_cwnd_reduction(pcb, true);
-    RT_STAT_INC(tcp_undo_rto);
+    BASE_STAT_INC(tcp_undo_rto);
     x->retransmits = 0;
     if (pcb->flags & TF_SACK)
         set_state(pcb, STK_CA_OPEN);
@@ -634,7 +634,7 @@ stk__retransmit(struct tcp_pcb *pcb, uint32_t i, uint64_t now)
     if (in_cwnd_reduction(x))
         x->prr_out++;
     x->total_retrans++;
-    RT_STAT_INC(tcp_retrans_segs);
+    BASE_STAT_INC(tcp_retrans_segs);
     return true;
 }
 
@@ -658,9 +658,9 @@ stk__xmit_lost(struct tcp_pcb *pcb, uint64_t now)
         if (!stk__retransmit(pcb, i, now))
             break;
         if (x->ca_state == STK_CA_LOSS)
-            RT_STAT_INC(tcp_slowstart_retrans);
+            BASE_STAT_INC(tcp_slowstart_retrans);
         else
-            RT_STAT_INC(tcp_fast_retrans);
+            BASE_STAT_INC(tcp_fast_retrans);
         if (i == 0 && x->t_kind != STK_T_REO)
             rearm = true;
     }
@@ -756,8 +756,8 @@ stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg)
     if (!stk__rtx_push(x, seg, seq, end, xmit_stamp(x, now))) {
         /* Out of memory for the queue: the connection cannot recover
          * losses any more; lwIP ends it at its next tick (ETIMEDOUT). */
-        RT_ERR("tcp", "no memory for a retransmission queue entry: "
-                      "connection ended");
+        BASE_ERR("tcp", "no memory for a retransmission queue entry: "
+                        "connection ended");
         pcb->nrtx = TCP_MAXRTX;
         return;
     }
@@ -930,20 +930,20 @@ stk__rto_fire(struct tcp_pcb *pcb, uint64_t now)
          * the socket): tcp_slowtmr ends it at its next tick
          * (ETIMEDOUT). */
         pcb->nrtx = TCP_MAXRTX;
-        RT_STAT_INC(tcp_rto_abort);
+        BASE_STAT_INC(tcp_rto_abort);
         return;
     }
-    RT_DBG("tcp",
-           "RTO %u:%u: state %u, %u out, %u sacked, %u lost, %u retrans, "
-           "cwnd %u, srtt %u us, rto %u us",
-           pcb->local_port, pcb->remote_port, x->ca_state, x->packets_out,
-           x->sacked_out, x->lost_out, x->retrans_out, x->cwnd, x->srtt_us >> 3,
-           x->rto_us);
+    BASE_DBG("tcp",
+             "RTO %u:%u: state %u, %u out, %u sacked, %u lost, %u retrans, "
+             "cwnd %u, srtt %u us, rto %u us",
+             pcb->local_port, pcb->remote_port, x->ca_state, x->packets_out,
+             x->sacked_out, x->lost_out, x->retrans_out, x->cwnd,
+             x->srtt_us >> 3, x->rto_us);
     enter_loss(pcb, now);
     x->retransmits++;
     if (x->backoff < 0xff)
         x->backoff++;
-    RT_STAT_INC(tcp_rto);
+    BASE_STAT_INC(tcp_rto);
     tcp_output(pcb); /* the oldest segment goes again (cwnd is 1) */
     backoff(pcb, now);
 }

@@ -61,7 +61,7 @@ stk_tcp_dsack_sent(struct tcp_pcb *pcb)
 {
     if (pcb->acc.dsack) {
         pcb->acc.dsack = false;
-        RT_STAT_INC(tcp_dsack_sent);
+        BASE_STAT_INC(tcp_dsack_sent);
     }
 }
 
@@ -70,7 +70,7 @@ stk_tcp_ooseq_add(struct tcp_seg *seg)
 {
     (void)seg;
     ooseq_segs++;
-    RT_STAT_INC(tcp_ofo_queued);
+    BASE_STAT_INC(tcp_ofo_queued);
 }
 
 void
@@ -85,7 +85,7 @@ stk_tcp_ooseq_dropped(struct tcp_pcb *pcb, struct tcp_seg *seg)
 {
     (void)pcb;
     for (; seg != NULL; seg = seg->next)
-        RT_STAT_INC(tcp_ofo_drop);
+        BASE_STAT_INC(tcp_ofo_drop);
 }
 
 uint16_t

@@ -2,7 +2,7 @@
  * accel-run: the wrapper that starts an unmodified program with libaccel.so
  * preloaded (Onload's `onload` is the model). It reads its own options,
  * validates the ACCEL_* environment with the same parser the library uses
- * (runtime/cfg.c): a bad setting is reported here in one line naming the
+ * (base/cfg.c): a bad setting is reported here in one line naming the
  * variable and the fix, and the command then runs on the kernel, without
  * the library (a misconfiguration never stops the application; unknown
  * ACCEL_* names are left to the library, which warns once). Otherwise it
@@ -19,7 +19,7 @@
  * and one line naming file:line), and exports ACCEL_PROFILE=<absolute
  * path> (plus ACCEL_PROFILE_FORCE=1 for --force-profile). The values are
  * not copied into the environment: the library reads the file itself
- * (runtime/cfg.c), so defaults < profile < environment is decided in one
+ * (base/cfg.c), so defaults < profile < environment is decided in one
  * function, which --explain also runs to print every setting's source.
  */
 #include <errno.h>
@@ -306,19 +306,19 @@ apply_profile(const struct run_opts *o)
 
 /*
  * Check the configuration as the library will read it. Returns 0 with *cfg
- * filled (rt_cfg_free it), or RUN_ON_KERNEL with the reason in err.
+ * filled (base_cfg_free it), or RUN_ON_KERNEL with the reason in err.
  */
 static int
-check_config(struct rt_cfg *cfg, char *err, size_t errlen)
+check_config(struct base_cfg *cfg, char *err, size_t errlen)
 {
     /* Unknown ACCEL_* names are not reported here: the library reports
      * each one once when it loads the configuration, and a second copy of
      * the same warning from accel-run would only be noise. */
     memset(cfg, 0, sizeof(*cfg));
-    if (rt_cfg_parse(environ, cfg, err, errlen, NULL) != 0) {
+    if (base_cfg_parse(environ, cfg, err, errlen, NULL) != 0) {
         if (err[0] == '\0')
             snprintf(err, errlen, "invalid ACCEL_* configuration");
-        rt_cfg_free(cfg);
+        base_cfg_free(cfg);
         return RUN_ON_KERNEL;
     }
     if (empty(cfg->iface) && empty(cfg->vdev))
@@ -327,7 +327,7 @@ check_config(struct rt_cfg *cfg, char *err, size_t errlen)
         snprintf(err, errlen,
                  "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
                  "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
-        rt_cfg_free(cfg);
+        base_cfg_free(cfg);
         return RUN_ON_KERNEL;
     }
     return 0;
@@ -335,7 +335,7 @@ check_config(struct rt_cfg *cfg, char *err, size_t errlen)
 
 /* The library to preload, resolved (malloc'd), or NULL after one line. */
 static char *
-pick_library(const struct rt_cfg *cfg)
+pick_library(const struct base_cfg *cfg)
 {
     if (!empty(cfg->library))
         return resolve_library(cfg->library, "ACCEL_LIBRARY");
@@ -346,7 +346,7 @@ pick_library(const struct rt_cfg *cfg)
 static int
 setup_environment(void)
 {
-    struct rt_cfg cfg;
+    struct base_cfg cfg;
     char err[512] = "";
     char *lib, *preload;
 
@@ -358,7 +358,7 @@ setup_environment(void)
         warn_line("neither ACCEL_IFACE nor ACCEL_VDEV is set: every socket "
                   "stays on the kernel");
     lib = pick_library(&cfg);
-    rt_cfg_free(&cfg);
+    base_cfg_free(&cfg);
     if (lib == NULL)
         return EXIT_USAGE;
     preload = build_preload(lib, getenv("LD_PRELOAD"));
@@ -417,7 +417,7 @@ explain(const struct run_opts *o)
 {
     const char *prof = getenv("ACCEL_PROFILE");
     char err[512] = "", *prog = NULL, *lib;
-    struct rt_cfg cfg;
+    struct base_cfg cfg;
     int rc = 0;
 
     if (o->cmd != NULL) {
@@ -471,10 +471,10 @@ explain(const struct run_opts *o)
     if (lib == NULL && rc == 0)
         rc = EXIT_USAGE;
     free(lib);
-    rt_cfg_free(&cfg);
+    base_cfg_free(&cfg);
     printf("settings (value, then where it comes from):\n");
     fflush(stdout);
-    if (rt_cfg_explain(environ, STDOUT_FILENO, err, sizeof(err)) != 0) {
+    if (base_cfg_explain(environ, STDOUT_FILENO, err, sizeof(err)) != 0) {
         fprintf(stderr, PROG ": %s\n", err); /* checked above: not reached */
         return 1;
     }
@@ -496,7 +496,7 @@ main(int argc, char **argv)
     }
     if (o.list_options) {
         fflush(stdout);
-        rt_cfg_list_options(STDOUT_FILENO);
+        base_cfg_list_options(STDOUT_FILENO);
         return 0;
     }
     if (o.list_profiles) {

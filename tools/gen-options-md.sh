@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gen-options-md.sh: the configuration tables of README.md (brief: name,
 # default, the description's first clause) and docs/OPTIONS.md (full),
-# generated from runtime/cfg_options.def (the one place options are
+# generated from base/cfg_options.def (the one place options are
 # defined).
 #
 #   gen-options-md.sh [--brief]       print the full (or brief) table
@@ -12,17 +12,17 @@
 #   gen-options-md.sh --check FILE    exit 1 when a table of FILE is out of date
 set -eu
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
-DEF=${ACCEL_OPTIONS_DEF:-$REPO/runtime/cfg_options.def}
+DEF=${ACCEL_OPTIONS_DEF:-$REPO/base/cfg_options.def}
 exec python3 - "$DEF" "$@" <<'PY'
 import re, sys
 
 def parse(path):
-    """Yield the argument lists of every RT_OPT(...) row of the .def file."""
+    """Yield the argument lists of every BASE_OPT(...) row of the .def file."""
     text = open(path).read()
     text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
     pos = 0
     while True:
-        m = re.search(r'\bRT_OPT\(', text[pos:])
+        m = re.search(r'\bBASE_OPT\(', text[pos:])
         if not m:
             return
         i = pos + m.end()

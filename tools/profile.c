@@ -1,6 +1,6 @@
 /*
  * Profile lookup for accel-run (see profile.h). The contents of a profile
- * are read and checked by runtime/cfg.c, the same code the library uses,
+ * are read and checked by base/cfg.c, the same code the library uses,
  * so accel-run rejects exactly what the library would.
  */
 #include "profile.h"
@@ -179,7 +179,7 @@ prof_resolve(const char *arg)
         return NULL;
     }
     free(path);
-    if (rt_cfg_profile_check(real, err, sizeof(err)) != 0) {
+    if (base_cfg_profile_check(real, err, sizeof(err)) != 0) {
         fprintf(stderr, PROG ": %s\n", err);
         free(real);
         return NULL;

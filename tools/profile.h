@@ -14,7 +14,7 @@
 
 /**
  * The absolute path of the profile arg names (a NAME or a path), checked
- * with rt_cfg_profile_check. Returns a malloc'd path, or NULL after one
+ * with base_cfg_profile_check. Returns a malloc'd path, or NULL after one
  * line on stderr saying why (unknown name with the known ones, unreadable
  * file, or "PATH:LINE: ..." for a bad line).
  */

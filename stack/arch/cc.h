@@ -1,7 +1,7 @@
 /*
  * lwIP port: compiler and platform glue for Linux/glibc (gcc). Included by
  * lwip/arch.h; never included directly. Diagnostics go to our log (never
- * stdout); assertions log through RT_ERR and count, and abort only in
+ * stdout); assertions log through BASE_ERR and count, and abort only in
  * debug builds (NDEBUG unset).
  */
 #ifndef ACCEL_ARCH_CC_H

@@ -13,8 +13,8 @@
 
 #include "lwip/sys.h"
 
+#include "clock.h"
 #include "log.h"
-#include "rt.h"
 #include "stk_priv.h"
 #include "stk_test.h"
 
@@ -48,7 +48,7 @@ stk__now_ns(void)
     if (turn_ns != 0)
         return turn_ns;
     if (held_ns == 0)
-        held_ns = rt_now_ns();
+        held_ns = base_now_ns();
     return held_ns;
 }
 
@@ -127,7 +127,7 @@ stk_lwip_diag(const char *fmt, ...)
     va_list ap;
     size_t n;
 
-    if (rt_log_level < RT_LOG_DEBUG)
+    if (base_log_level < BASE_LOG_DEBUG)
         return;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -135,14 +135,14 @@ stk_lwip_diag(const char *fmt, ...)
     n = strlen(buf);
     if (n > 0 && buf[n - 1] == '\n')
         buf[n - 1] = '\0';
-    RT_DBG("lwip", "%s", buf);
+    BASE_DBG("lwip", "%s", buf);
 }
 
 void
 stk_lwip_assert(const char *msg, const char *file, int line)
 {
     assert_count++;
-    RT_ERR("lwip", "assertion \"%s\" failed at %s:%d", msg, file, line);
+    BASE_ERR("lwip", "assertion \"%s\" failed at %s:%d", msg, file, line);
 #ifndef NDEBUG
     abort();
 #endif

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "clock.h"
 #include "inlib.h"
 #include "rt.h"
 #include "share_int.h"
@@ -124,7 +125,7 @@ static void
 send_echo(uint16_t seq)
 {
     uint8_t f[14 + 20 + 8 + 8] = {0};
-    uint64_t now = rt_now_ns();
+    uint64_t now = base_now_ns();
 
     memcpy(f, peer_mac, 6);
     memcpy(f + 6, nc.mac, 6);
@@ -216,7 +217,7 @@ stk_input(const void *frame, uint16_t len)
         } else if (ic[0] == 0 && ic[4] == 0x12 && ic[5] == 0x34) {
             uint64_t sent, rtt;
             memcpy(&sent, ic + 8, 8);
-            rtt = rt_now_ns() - sent;
+            rtt = base_now_ns() - sent;
             replies++;
             rtt_sum += rtt;
             rtt_min = rtt < rtt_min ? rtt : rtt_min;
@@ -243,16 +244,17 @@ backlog_turns(const char *file)
     first = rt_poll();
     due_now = rt_poll_due();
     rt_unlock();
-    for (uint64_t quiet = rt_now_ns(); rt_now_ns() - quiet < 500000000ull;) {
+    for (uint64_t quiet = base_now_ns();
+         base_now_ns() - quiet < 500000000ull;) {
         rt_lock();
         n = rt_poll();
         rt_unlock();
         if (n > 0) {
             rest += n;
-            quiet = rt_now_ns();
+            quiet = base_now_ns();
         }
     }
-    usleep(rt_cfg.rx_interval_usec + 2000);
+    usleep(base_cfg.rx_interval_usec + 2000);
     rt_lock();
     due_later = rt_poll_due();
     rt_unlock();
@@ -281,8 +283,8 @@ blast(unsigned n, unsigned seconds)
     rt_unlock();
     printf("blasted\n");
     fflush(stdout);
-    end = rt_now_ns() + (uint64_t)seconds * 1000000000ull;
-    while (rt_now_ns() < end) {
+    end = base_now_ns() + (uint64_t)seconds * 1000000000ull;
+    while (base_now_ns() < end) {
         rt_lock();
         rt_poll();
         rt_unlock();
@@ -290,9 +292,9 @@ blast(unsigned n, unsigned seconds)
     }
     printf(
         "blast sent %u tx_frames %llu tx_backlogged %llu tx_drop_full %llu\n",
-        n, (unsigned long long)rt_stats.tx_frames,
-        (unsigned long long)rt_stats.tx_backlogged,
-        (unsigned long long)rt_stats.tx_drop_full);
+        n, (unsigned long long)base_stats.tx_frames,
+        (unsigned long long)base_stats.tx_backlogged,
+        (unsigned long long)base_stats.tx_drop_full);
     return 0;
 }
 
@@ -390,9 +392,9 @@ die_mid_burst(const char *file)
         printf("child did not die of SIGKILL (status %#x)\n", status);
         return 1;
     }
-    end = rt_now_ns() + 2000000000ull;
-    while (rt_now_ns() < end && (sent < 5 || replies < 5)) {
-        uint64_t now = rt_now_ns();
+    end = base_now_ns() + 2000000000ull;
+    while (base_now_ns() < end && (sent < 5 || replies < 5)) {
+        uint64_t now = base_now_ns();
 
         rt_lock();
         rt_poll();
@@ -407,9 +409,10 @@ die_mid_burst(const char *file)
         rt_unlock();
         usleep(1000);
     }
-    printf("died_mid_burst taken %u udp_seen %u replies %u/5 repaired %llu\n",
-           peeked, udp_seen, replies,
-           (unsigned long long)(rt_stats.xsk_repairs + rt_stats.pkt_repairs));
+    printf(
+        "died_mid_burst taken %u udp_seen %u replies %u/5 repaired %llu\n",
+        peeked, udp_seen, replies,
+        (unsigned long long)(base_stats.xsk_repairs + base_stats.pkt_repairs));
     return peeked > 0 && replies == 5 && (rt__port.is_pkt || udp_seen >= peeked)
                ? 0
                : 1;
@@ -462,9 +465,9 @@ main(int argc, char **argv)
             return 2;
         }
     }
-    rt_in_lib = 1; /* as preload's socket() wrapper would */
+    base_in_lib = 1; /* as preload's socket() wrapper would */
     rc = rt_start();
-    rt_in_lib = 0;
+    base_in_lib = 0;
     if (rc != 0) {
         printf("start failed: %s\n", strerror(-rc));
         return 2;
@@ -478,9 +481,9 @@ main(int argc, char **argv)
     printf("started\n");
     fflush(stdout);
     cpu0 = cpu_ms();
-    end = rt_now_ns() + (uint64_t)seconds * 1000000000ull;
+    end = base_now_ns() + (uint64_t)seconds * 1000000000ull;
     for (;;) {
-        uint64_t now = rt_now_ns();
+        uint64_t now = base_now_ns();
         int ms;
 
         if (now >= end)
@@ -510,19 +513,19 @@ main(int argc, char **argv)
             return 1;
         }
     }
-    printf(
-        "rx_frames %llu tx_frames %llu tx_drops %llu arp_answered %u "
-        "echo_answered %u replies %u/%u",
-        (unsigned long long)rt_stats.rx_frames,
-        (unsigned long long)rt_stats.tx_frames,
-        (unsigned long long)(rt_stats.tx_drop_full + rt_stats.tx_drop_nombuf),
-        arp_answered, echo_answered, replies, (unsigned)seq);
+    printf("rx_frames %llu tx_frames %llu tx_drops %llu arp_answered %u "
+           "echo_answered %u replies %u/%u",
+           (unsigned long long)base_stats.rx_frames,
+           (unsigned long long)base_stats.tx_frames,
+           (unsigned long long)(base_stats.tx_drop_full +
+                                base_stats.tx_drop_nombuf),
+           arp_answered, echo_answered, replies, (unsigned)seq);
     if (replies > 0)
         printf(" rtt_us min %.1f avg %.1f max %.1f", rtt_min / 1e3,
                (double)rtt_sum / replies / 1e3, rtt_max / 1e3);
     printf(" polls %llu sleeps %llu timers %u cpu_ms %.0f over %u s\n",
-           (unsigned long long)rt_stats.polls,
-           (unsigned long long)rt_stats.sleeps, timers_run, cpu_ms() - cpu0,
+           (unsigned long long)base_stats.polls,
+           (unsigned long long)base_stats.sleeps, timers_run, cpu_ms() - cpu0,
            seconds);
-    return replies >= min_replies && rt_stats.rx_frames >= min_rx ? 0 : 1;
+    return replies >= min_replies && base_stats.rx_frames >= min_rx ? 0 : 1;
 }

@@ -301,7 +301,7 @@ TEST_F(Lab, tcp_close_orderly_sends_fin_and_queued_data)
     EXPECT_TRUE(fin);
     peer_send(c, {}, FIN);
     drain();
-    EXPECT_EQ(rt_stats.tcp_rst_sent, 0u);
+    EXPECT_EQ(base_stats.tcp_rst_sent, 0u);
 }
 
 TEST_F(Lab, tcp_close_with_unread_data_sends_rst)
@@ -317,7 +317,7 @@ TEST_F(Lab, tcp_close_with_unread_data_sends_rst)
         EXPECT_EQ(p.flags & FIN, 0u);
     }
     EXPECT_TRUE(rst);
-    EXPECT_EQ(rt_stats.tcp_rst_sent, 1u);
+    EXPECT_EQ(base_stats.tcp_rst_sent, 1u);
 }
 
 TEST_F(Lab, tcp_so_linger_zero_sends_rst)

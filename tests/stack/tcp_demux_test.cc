@@ -105,11 +105,11 @@ TEST(SipHash, matches_the_reference_vectors)
     // code with c=1, d=3).
     const uint64_t key[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
     const uint64_t m[2] = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
-    EXPECT_EQ(stk__siphash(key, m, 0, 2, 4), 0x726fdb47dd0e0e31ull);
-    EXPECT_EQ(stk__siphash(key, m, 1, 2, 4), 0x93f5f5799a932462ull);
-    EXPECT_EQ(stk__siphash(key, m, 2, 2, 4), 0x3f2acc7f57c29bdbull);
-    EXPECT_EQ(stk__siphash(key, m, 1, 1, 3), 0x369095118d299a8eull);
-    EXPECT_EQ(stk__siphash(key, m, 2, 1, 3), 0xcc4fdd1a7d908b66ull);
+    EXPECT_EQ(base_siphash(key, m, 0, 2, 4), 0x726fdb47dd0e0e31ull);
+    EXPECT_EQ(base_siphash(key, m, 1, 2, 4), 0x93f5f5799a932462ull);
+    EXPECT_EQ(base_siphash(key, m, 2, 2, 4), 0x3f2acc7f57c29bdbull);
+    EXPECT_EQ(base_siphash(key, m, 1, 1, 3), 0x369095118d299a8eull);
+    EXPECT_EQ(base_siphash(key, m, 2, 1, 3), 0xcc4fdd1a7d908b66ull);
 }
 
 TEST_F(Demux, two_thousand_accepted_connections_each_get_their_own_data)

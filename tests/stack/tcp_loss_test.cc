@@ -462,7 +462,7 @@ TEST_F(Loss, OneHoleRetransmittedOnceWithoutTimeout)
     Conn c = open();
     start(c);
     Bytes data = pattern(60 * kMss);
-    uint64_t rto0 = rt_stats.tcp_rto, rec0 = rt_stats.tcp_recovery_sack;
+    uint64_t rto0 = base_stats.tcp_rto, rec0 = base_stats.tcp_recovery_sack;
     fate_ = [](uint32_t o, int nth) {
         Fate f;
         f.drop = o == 5 * kMss && nth == 0;
@@ -474,8 +474,8 @@ TEST_F(Loss, OneHoleRetransmittedOnceWithoutTimeout)
     EXPECT_EQ(rx_.data, data);
     EXPECT_EQ(retransmissions_, 1);
     EXPECT_EQ(sends_[5 * kMss], 2);
-    EXPECT_EQ(rt_stats.tcp_rto, rto0) << "a timeout where SACK sufficed";
-    EXPECT_EQ(rt_stats.tcp_recovery_sack, rec0 + 1);
+    EXPECT_EQ(base_stats.tcp_rto, rto0) << "a timeout where SACK sufficed";
+    EXPECT_EQ(base_stats.tcp_recovery_sack, rec0 + 1);
     ASSERT_EQ(retrans_at_.size(), 1u);
     EXPECT_LT(retrans_at_[0] - t0, 5000000ull) << "retransmitted late";
     check(c);
@@ -490,7 +490,7 @@ TEST_F(Loss, SeveralHolesInOneWindowOneRecovery)
 {
     Conn c = open();
     start(c);
-    uint64_t rto0 = rt_stats.tcp_rto, rec0 = rt_stats.tcp_recovery_sack;
+    uint64_t rto0 = base_stats.tcp_rto, rec0 = base_stats.tcp_recovery_sack;
     fate_ = [](uint32_t o, int nth) {
         Fate f;
         f.drop = nth == 0 && (o == 5 * kMss || o == 9 * kMss || o == 14 * kMss);
@@ -503,8 +503,8 @@ TEST_F(Loss, SeveralHolesInOneWindowOneRecovery)
     EXPECT_EQ(sends_[5 * kMss], 2);
     EXPECT_EQ(sends_[9 * kMss], 2);
     EXPECT_EQ(sends_[14 * kMss], 2);
-    EXPECT_EQ(rt_stats.tcp_rto, rto0);
-    EXPECT_EQ(rt_stats.tcp_recovery_sack, rec0 + 1);
+    EXPECT_EQ(base_stats.tcp_rto, rto0);
+    EXPECT_EQ(base_stats.tcp_recovery_sack, rec0 + 1);
     check(c);
 }
 
@@ -514,7 +514,7 @@ TEST_F(Loss, LostRetransmissionResentWithoutTimeout)
 {
     Conn c = open();
     start(c);
-    uint64_t rto0 = rt_stats.tcp_rto, lr0 = rt_stats.tcp_lost_retrans;
+    uint64_t rto0 = base_stats.tcp_rto, lr0 = base_stats.tcp_lost_retrans;
     fate_ = [](uint32_t o, int nth) {
         Fate f;
         f.drop = o == 5 * kMss && nth < 2;
@@ -525,8 +525,8 @@ TEST_F(Loss, LostRetransmissionResentWithoutTimeout)
     EXPECT_EQ(rx_.data, data);
     EXPECT_EQ(sends_[5 * kMss], 3);
     EXPECT_EQ(retransmissions_, 2);
-    EXPECT_EQ(rt_stats.tcp_rto, rto0);
-    EXPECT_EQ(rt_stats.tcp_lost_retrans, lr0 + 1);
+    EXPECT_EQ(base_stats.tcp_rto, rto0);
+    EXPECT_EQ(base_stats.tcp_lost_retrans, lr0 + 1);
     check(c);
 }
 
@@ -537,7 +537,7 @@ TEST_F(Loss, TailLossRepairedByProbeNotTimeout)
 {
     Conn c = open();
     start(c);
-    uint64_t rto0 = rt_stats.tcp_rto, tlp0 = rt_stats.tcp_tlp;
+    uint64_t rto0 = base_stats.tcp_rto, tlp0 = base_stats.tcp_tlp;
     fate_ = [](uint32_t o, int nth) {
         Fate f;
         f.drop = nth == 0 && (o == 8 * kMss || o == 9 * kMss);
@@ -547,8 +547,8 @@ TEST_F(Loss, TailLossRepairedByProbeNotTimeout)
     uint64_t t0 = now_ns_;
     ASSERT_TRUE(transfer(data.size()));
     EXPECT_EQ(rx_.data, data);
-    EXPECT_EQ(rt_stats.tcp_rto, rto0) << "waited for the RTO";
-    EXPECT_EQ(rt_stats.tcp_tlp, tlp0 + 1);
+    EXPECT_EQ(base_stats.tcp_rto, rto0) << "waited for the RTO";
+    EXPECT_EQ(base_stats.tcp_tlp, tlp0 + 1);
     EXPECT_EQ(sends_[8 * kMss], 2);
     EXPECT_EQ(sends_[9 * kMss], 2);
     EXPECT_LT(now_ns_ - t0, 50000000ull) << "tail loss took too long";
@@ -603,7 +603,7 @@ TEST_F(Loss, DeepReorderingCostsAtMostOneSpuriousRetransmission)
 {
     Conn c = open();
     start(c);
-    uint64_t undo0 = rt_stats.tcp_undo_recovery;
+    uint64_t undo0 = base_stats.tcp_undo_recovery;
     fate_ = [](uint32_t o, int nth) {
         Fate f;
         f.delay = (nth == 0 && (o / kMss) % 11 == 5) ? 4 : 0;
@@ -616,7 +616,7 @@ TEST_F(Loss, DeepReorderingCostsAtMostOneSpuriousRetransmission)
     // more before the first D-SACK comes back; none after.
     EXPECT_GE(retransmissions_, 1);
     EXPECT_LE(retransmissions_, 2);
-    EXPECT_GE(rt_stats.tcp_undo_recovery, undo0 + 1)
+    EXPECT_GE(base_stats.tcp_undo_recovery, undo0 + 1)
         << "the D-SACK should undo the reduction";
     check(c);
 }
@@ -627,7 +627,7 @@ TEST_F(Loss, NewRenoForPeerWithoutSack)
 {
     Conn c = open(false, true);
     start(c, false);
-    uint64_t rto0 = rt_stats.tcp_rto, rec0 = rt_stats.tcp_recovery_reno;
+    uint64_t rto0 = base_stats.tcp_rto, rec0 = base_stats.tcp_recovery_reno;
     fate_ = [](uint32_t o, int nth) {
         Fate f;
         f.drop = nth == 0 && (o == 5 * kMss || o == 9 * kMss);
@@ -639,8 +639,8 @@ TEST_F(Loss, NewRenoForPeerWithoutSack)
     EXPECT_EQ(info(c.s).tcpi_options & TCPI_OPT_SACK, 0);
     EXPECT_EQ(sends_[5 * kMss], 2);
     EXPECT_EQ(sends_[9 * kMss], 2);
-    EXPECT_EQ(rt_stats.tcp_rto, rto0);
-    EXPECT_EQ(rt_stats.tcp_recovery_reno, rec0 + 1);
+    EXPECT_EQ(base_stats.tcp_rto, rto0);
+    EXPECT_EQ(base_stats.tcp_recovery_reno, rec0 + 1);
     check(c);
 }
 
@@ -670,7 +670,7 @@ TEST_F(Loss, RetransmissionTimeoutBacksOff)
 {
     Conn c = open();
     start(c);
-    uint64_t rto0 = rt_stats.tcp_rto;
+    uint64_t rto0 = base_stats.tcp_rto;
     uint64_t until = 0;
     fate_ = [&](uint32_t, int) {
         Fate f;
@@ -687,7 +687,7 @@ TEST_F(Loss, RetransmissionTimeoutBacksOff)
     std::vector<double> gaps;
     for (size_t i = 1; i < t.size(); i++)
         gaps.push_back((double)(t[i] - t[i - 1]) / 1e6);
-    int rtos = (int)(rt_stats.tcp_rto - rto0);
+    int rtos = (int)(base_stats.tcp_rto - rto0);
     ASSERT_GE(rtos, 3);
     // The last three timeouts' gaps double: ~200, ~400, ~800 ms.
     size_t n = gaps.size();
@@ -704,19 +704,19 @@ TEST_F(Loss, SpuriousTimeoutUndoneByTimestamps)
 {
     Conn c = open(true, true);
     start(c);
-    uint64_t undo0 = rt_stats.tcp_undo_rto, rto0 = rt_stats.tcp_rto;
+    uint64_t undo0 = base_stats.tcp_undo_rto, rto0 = base_stats.tcp_rto;
     Bytes data = write(c, 10);
     hold_acks_ = true;
     round(); // all delivered, the ACKs held back
     uint32_t cwnd0 = info(c.s).tcpi_snd_cwnd;
-    for (int i = 0; i < 300 && rt_stats.tcp_rto == rto0; i++)
+    for (int i = 0; i < 300 && base_stats.tcp_rto == rto0; i++)
         advance_us(1000);
-    ASSERT_EQ(rt_stats.tcp_rto, rto0 + 1);
+    ASSERT_EQ(base_stats.tcp_rto, rto0 + 1);
     EXPECT_EQ(info(c.s).tcpi_ca_state, 4u); // loss
     hold_acks_ = false;
     release_acks(1); // echoes the original's timestamp
     tcp_info ti = info(c.s);
-    EXPECT_EQ(rt_stats.tcp_undo_rto, undo0 + 1);
+    EXPECT_EQ(base_stats.tcp_undo_rto, undo0 + 1);
     EXPECT_NE(ti.tcpi_ca_state, 4u);
     EXPECT_GE(ti.tcpi_snd_cwnd, cwnd0);
     release_acks();
@@ -801,7 +801,7 @@ TEST_F(Loss, DsackForDuplicateData)
     PeerOpts o;
     o.sack = o.ts = true;
     Conn c = active_open(80, o);
-    uint64_t ds0 = rt_stats.tcp_dsack_sent;
+    uint64_t ds0 = base_stats.tcp_dsack_sent;
     Bytes a = pattern(1000, 1);
     uint32_t s0 = c.snd;
     peer_send(c, a);
@@ -812,7 +812,7 @@ TEST_F(Loss, DsackForDuplicateData)
     ASSERT_EQ(v.size(), 1u);
     ASSERT_FALSE(v[0].sacks.empty());
     EXPECT_EQ(v[0].sacks[0], Block(s0, s0 + 1000));
-    EXPECT_EQ(rt_stats.tcp_dsack_sent, ds0 + 1);
+    EXPECT_EQ(base_stats.tcp_dsack_sent, ds0 + 1);
     // Out of order, twice: the D-SACK block, then the SACK block.
     uint32_t hole = c.snd;
     c.snd += 500;
@@ -848,7 +848,7 @@ TEST_F(Loss, OutOfOrderMemoryIsBounded)
     PeerOpts o;
     o.sack = true;
     Conn c = active_open(80, o);
-    uint64_t drop0 = rt_stats.tcp_ofo_drop;
+    uint64_t drop0 = base_stats.tcp_ofo_drop;
     uint32_t rcv0 = c.snd;
     for (int i = 0; i < 5000; i++) {
         c.snd = rcv0 + 2 + 2 * (uint32_t)i;
@@ -856,7 +856,7 @@ TEST_F(Loss, OutOfOrderMemoryIsBounded)
         drain();
         ASSERT_LE(stk_test_ooseq_segs(), 4096L); // STK_OOSEQ_SEGS_PER_CONN
     }
-    EXPECT_GT(rt_stats.tcp_ofo_drop, drop0);
+    EXPECT_GT(base_stats.tcp_ofo_drop, drop0);
     c.snd = rcv0;
     peer_send(c, Bytes(1, 0xaa));
     drain();

@@ -52,7 +52,7 @@ TEST_F(Lab, tcp_connect_handshake_and_connect_results)
     socklen_t vl = sizeof(v);
     ASSERT_EQ(stk_sock_getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &v, &vl), 0);
     EXPECT_EQ(v, 1400);
-    EXPECT_EQ(rt_stats.tcp_connect, 1u);
+    EXPECT_EQ(base_stats.tcp_connect, 1u);
 }
 
 TEST_F(Lab, tcp_connect_refused_sets_so_error)
@@ -123,7 +123,7 @@ TEST_F(Lab, tcp_accept_handshake_and_queue)
     EXPECT_EQ(events(l), 0u);
     Conn c = passive_open(l, 8080, 40000);
     ASSERT_NE(c.s, nullptr);
-    EXPECT_EQ(rt_stats.tcp_accept, 1u);
+    EXPECT_EQ(base_stats.tcp_accept, 1u);
     EXPECT_NE(events(c.s) & EPOLLOUT, 0u);
     int v = 0;
     socklen_t vl = sizeof(v);
@@ -195,7 +195,7 @@ TEST_F(Lab, tcp_listen_backlog_full_refuses_syn)
     syn.flags = SYN;
     inject_tcp(syn);
     EXPECT_TRUE(drain().empty()) << "SYN answered while the queue is full";
-    EXPECT_EQ(rt_stats.tcp_listen_overflow, 1u);
+    EXPECT_EQ(base_stats.tcp_listen_overflow, 1u);
     // After one accept, the retried SYN is answered.
     stk_sock *c = nullptr;
     ASSERT_EQ(stk_sock_accept(l, &c, nullptr, nullptr), 0);

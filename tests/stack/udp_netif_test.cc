@@ -137,14 +137,14 @@ TEST_F(Lab, udp_errors_and_rcvbuf_limit)
     EXPECT_EQ(bind_port(t, 5002, 0), -EINVAL);
     for (int i = 0; i < 20; i++)
         inject_ip(udp(kPeerIp, kStackIp, 6000, 5001, pattern(100)));
-    EXPECT_GT(rt_stats.udp_rx_drop_full, 0u);
+    EXPECT_GT(base_stats.udp_rx_drop_full, 0u);
     int got = 0;
     Bytes b;
     while (udp_recv(s, &b, 200, 0) == 100)
         got++;
     EXPECT_GE(got, 4);
     EXPECT_LE(got, 6);
-    EXPECT_EQ(got + (int)rt_stats.udp_rx_drop_full, 20);
+    EXPECT_EQ(got + (int)base_stats.udp_rx_drop_full, 20);
 }
 
 TEST_F(Lab, udp_large_datagram_fragmented_both_ways)
@@ -435,7 +435,8 @@ TEST_F(Lab, netif_lwip_drops_are_counted)
     ASSERT_EQ(bind_port(l, 8080, 0), 0);
     ASSERT_EQ(stk_sock_listen(l, 8), 0);
     auto counts = [] {
-        return std::make_pair(rt_stats.rx_drop_stack, rt_stats.rx_drop_csum);
+        return std::make_pair(base_stats.rx_drop_stack,
+                              base_stats.rx_drop_csum);
     };
     using P = std::pair<uint64_t, uint64_t>;
     // Wanted frames: no drop.

@@ -18,7 +18,7 @@ pl_test_exit(int errno_before, ssize_t rc, int *inlib_after)
     pl_enter(&ctx);
     errno = 12345; /* library code may clobber errno freely */
     r = pl_exit(&ctx, rc);
-    *inlib_after = rt_in_lib;
+    *inlib_after = base_in_lib;
     return r;
 }
 
@@ -29,7 +29,7 @@ pl_test_leave(int errno_before, int *inlib_during)
 
     errno = errno_before;
     pl_enter(&ctx);
-    *inlib_during = rt_in_lib;
+    *inlib_during = base_in_lib;
     errno = 777;
     pl_leave(&ctx);
     return errno;

@@ -48,5 +48,5 @@ TEST(PlLeave, RestoresErrnoAndMark)
 
     EXPECT_EQ(pl_test_leave(EPIPE, &during), EPIPE);
     EXPECT_EQ(during, 1);
-    EXPECT_EQ(rt_in_lib, 0);
+    EXPECT_EQ(base_in_lib, 0);
 }

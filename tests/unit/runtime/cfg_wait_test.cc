@@ -3,7 +3,7 @@
 // (waitkind.h), and the progress thread's ACCEL_PROGRESS_SPIN/_CPU.
 #include <gtest/gtest.h>
 
-#include "rt_test_util.h"
+#include "base_test_util.h"
 
 extern "C" {
 #include "waitkind.h"
@@ -24,13 +24,13 @@ TEST(CfgWait, DefaultsInheritPollUsec)
 {
     Parsed p(Env{"ACCEL_POLL_USEC=70"});
     ASSERT_EQ(p.rc, 0) << p.err;
-    EXPECT_EQ(p.cfg.poll_usec_recv, RT_CFG_WORD);
-    EXPECT_EQ(p.cfg.poll_usec_select, RT_CFG_WORD);
+    EXPECT_EQ(p.cfg.poll_usec_recv, BASE_CFG_WORD);
+    EXPECT_EQ(p.cfg.poll_usec_select, BASE_CFG_WORD);
     for (int k = 0; k < RT_WAIT_NKINDS; k++)
         EXPECT_EQ(rt_wait_spin_usec(&p.cfg, (enum rt_wait_kind)k), 70u)
             << kKindOpt[k];
     EXPECT_FALSE(p.cfg.progress_spin);
-    EXPECT_EQ(p.cfg.progress_cpu, RT_CFG_WORD);
+    EXPECT_EQ(p.cfg.progress_cpu, BASE_CFG_WORD);
 }
 
 // Each option drives its own kind and no other.
@@ -90,7 +90,7 @@ TEST(CfgWait, ProgressSpinAndCpu)
     EXPECT_EQ(p.cfg.progress_cpu, 1u);
     Parsed q(Env{"ACCEL_PROGRESS_CPU=none"});
     ASSERT_EQ(q.rc, 0) << q.err;
-    EXPECT_EQ(q.cfg.progress_cpu, RT_CFG_WORD);
+    EXPECT_EQ(q.cfg.progress_cpu, BASE_CFG_WORD);
     Parsed r(Env{"ACCEL_PROGRESS_CPU=1024"});
     EXPECT_EQ(r.rc, -EINVAL);
     EXPECT_EQ(r.err, "ACCEL_PROGRESS_CPU=1024: out of range; set "
@@ -103,7 +103,7 @@ TEST(CfgWait, ListedAndWrittenWithTheWord)
     TempPath t;
     int fd = open(t.path().c_str(), O_WRONLY | O_TRUNC);
     ASSERT_GE(fd, 0);
-    rt_cfg_list_options(fd);
+    base_cfg_list_options(fd);
     close(fd);
     std::string out = slurp(t.path());
     EXPECT_NE(out.find("ACCEL_POLL_USEC_RECV (number 0..10000000 or inherit, "
@@ -119,7 +119,7 @@ TEST(CfgWait, ListedAndWrittenWithTheWord)
     TempPath e;
     fd = open(e.path().c_str(), O_WRONLY | O_TRUNC);
     ASSERT_GE(fd, 0);
-    rt_cfg_write_effective(fd, &p.cfg);
+    base_cfg_write_effective(fd, &p.cfg);
     close(fd);
     out = slurp(e.path());
     EXPECT_NE(out.find("\nACCEL_POLL_USEC_RECV=0\n"), std::string::npos);

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "rt_test_util.h"
+#include "base_test_util.h"
 
 extern "C" {
 #include "impair.h"
@@ -101,7 +101,7 @@ class Impair : public ::testing::Test
     void
     SetUp() override
     {
-        memset(&rt_stats, 0, sizeof(rt_stats));
+        memset(&base_stats, 0, sizeof(base_stats));
         live = 0;
     }
 
@@ -111,15 +111,15 @@ class Impair : public ::testing::Test
         if (inited)
             rt__imp_fini(&im);
         EXPECT_EQ(live, 0) << "frames leaked or freed twice";
-        memset(&rt_stats, 0, sizeof(rt_stats));
+        memset(&base_stats, 0, sizeof(base_stats));
     }
 
     void
     start(const char *spec)
     {
-        rt__imp_spec sp;
+        base_impair_spec sp;
         char err[512] = "";
-        ASSERT_EQ(rt__imp_parse(spec, &sp, err, sizeof(err)), 0) << err;
+        ASSERT_EQ(base_impair_parse(spec, &sp, err, sizeof(err)), 0) << err;
         ASSERT_EQ(rt__imp_init(&im, &sp, sp.seed, &ops), 0);
         inited = true;
     }
@@ -208,8 +208,8 @@ const uint64_t MS = 1000000;
 
 TEST(ImpairParse, EmptyIsNoImpairment)
 {
-    rt__imp_spec sp;
-    ASSERT_EQ(rt__imp_parse("", &sp, nullptr, 0), 0);
+    base_impair_spec sp;
+    ASSERT_EQ(base_impair_parse("", &sp, nullptr, 0), 0);
     EXPECT_EQ(sp.loss | sp.dup | sp.corrupt | sp.reorder, 0u);
     EXPECT_EQ(sp.delay_ns | sp.jitter_ns | sp.rate_bps, 0u);
     EXPECT_EQ(sp.limit, 1000u);
@@ -221,12 +221,13 @@ TEST(ImpairParse, EmptyIsNoImpairment)
 
 TEST(ImpairParse, EveryKey)
 {
-    rt__imp_spec sp;
+    base_impair_spec sp;
     char err[512] = "";
-    ASSERT_EQ(rt__imp_parse("loss=1,dup=0.5,reorder=2:3,delay=5:1,corrupt=0.1,"
-                            "rate=500,seed=7,dir=both,limit=64",
-                            &sp, err, sizeof(err)),
-              0)
+    ASSERT_EQ(
+        base_impair_parse("loss=1,dup=0.5,reorder=2:3,delay=5:1,corrupt=0.1,"
+                          "rate=500,seed=7,dir=both,limit=64",
+                          &sp, err, sizeof(err)),
+        0)
         << err;
     EXPECT_EQ(sp.loss, (1ull << 32) / 100);
     EXPECT_EQ(sp.dup, (1ull << 32) / 200);
@@ -240,21 +241,22 @@ TEST(ImpairParse, EveryKey)
     EXPECT_EQ(sp.seed, 7u);
     EXPECT_TRUE(sp.seed_set);
     EXPECT_TRUE(sp.tx && sp.rx);
-    ASSERT_EQ(rt__imp_parse("dir=rx", &sp, err, sizeof(err)), 0) << err;
+    ASSERT_EQ(base_impair_parse("dir=rx", &sp, err, sizeof(err)), 0) << err;
     EXPECT_TRUE(!sp.tx && sp.rx);
 }
 
 TEST(ImpairParse, Decimals)
 {
-    rt__imp_spec sp;
-    ASSERT_EQ(rt__imp_parse("loss=0.000001,dup=100,delay=0.25,rate=0.5", &sp,
-                            nullptr, 0),
+    base_impair_spec sp;
+    ASSERT_EQ(base_impair_parse("loss=0.000001,dup=100,delay=0.25,rate=0.5",
+                                &sp, nullptr, 0),
               0);
     EXPECT_EQ(sp.loss, 42u); // 1e-8 of 2^32
     EXPECT_EQ(sp.dup, 1ull << 32);
     EXPECT_EQ(sp.delay_ns, 250000u);
     EXPECT_EQ(sp.rate_bps, 500000u);
-    ASSERT_EQ(rt__imp_parse("seed=18446744073709551615", &sp, nullptr, 0), 0);
+    ASSERT_EQ(base_impair_parse("seed=18446744073709551615", &sp, nullptr, 0),
+              0);
     EXPECT_EQ(sp.seed, UINT64_MAX);
 }
 
@@ -276,9 +278,10 @@ TEST(ImpairParse, RejectsMalformedWithOneLine)
                             "dir=up",         "dir=",
                             "reorder=1:0",    "reorder=1:101",
                             "reorder=:2"}) {
-        rt__imp_spec sp;
+        base_impair_spec sp;
         char err[512] = "";
-        EXPECT_EQ(rt__imp_parse(bad, &sp, err, sizeof(err)), -EINVAL) << bad;
+        EXPECT_EQ(base_impair_parse(bad, &sp, err, sizeof(err)), -EINVAL)
+            << bad;
         std::string e = err;
         EXPECT_EQ(e.rfind(std::string("ACCEL_TEST_IMPAIR=") + bad + ": ", 0),
                   0u)
@@ -317,7 +320,7 @@ TEST_F(Impair, LossDropsItsFractionAndKeepsOrder)
     double kept = (double)out.size() / n;
     EXPECT_GT(kept, 0.89);
     EXPECT_LT(kept, 0.91);
-    EXPECT_EQ(rt_stats.test_impair_dropped, (uint64_t)(n - out.size()));
+    EXPECT_EQ(base_stats.test_impair_dropped, (uint64_t)(n - out.size()));
     std::vector<int> got = ids(out);
     EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
     EXPECT_EQ(std::set<int>(got.begin(), got.end()).size(), got.size());
@@ -347,7 +350,7 @@ TEST_F(Impair, DupSendsACopyRightAfterTheOriginal)
     double extra = (double)(out.size() - n) / n;
     EXPECT_GT(extra, 0.04);
     EXPECT_LT(extra, 0.06);
-    EXPECT_EQ(rt_stats.test_impair_duplicated, (uint64_t)(out.size() - n));
+    EXPECT_EQ(base_stats.test_impair_duplicated, (uint64_t)(out.size() - n));
     int next = 0;
     for (size_t i = 0; i < out.size(); i++) {
         if (out[i]->copy) {
@@ -398,7 +401,7 @@ TEST_F(Impair, CorruptFlipsOneBitOfTheL4Data)
     }
     EXPECT_GT(bad, n * 18 / 100);
     EXPECT_LT(bad, n * 22 / 100);
-    EXPECT_EQ(rt_stats.test_impair_corrupted, (uint64_t)bad);
+    EXPECT_EQ(base_stats.test_impair_corrupted, (uint64_t)bad);
     EXPECT_GT(where.size(), 400u) << "the bit is not drawn at random";
     drop_all(out);
 }
@@ -418,7 +421,7 @@ TEST_F(Impair, CorruptHitsTheHeaderOfADatalessSegmentAndSkipsNonIp)
     ASSERT_EQ(out.size(), 2u);
     for (Frame *f : out)
         EXPECT_TRUE(flipped(f, SIZE_MAX).empty());
-    EXPECT_EQ(rt_stats.test_impair_corrupted, 200u);
+    EXPECT_EQ(base_stats.test_impair_corrupted, 200u);
     drop_all(out);
 }
 
@@ -456,7 +459,7 @@ TEST_F(Impair, ReorderSendsAHeldFrameAfterTheNextOne)
         not_one += k > 1;
     }
     EXPECT_EQ(not_one, 0) << "a held frame waited for more than one";
-    EXPECT_EQ(rt_stats.test_impair_reordered, (uint64_t)moved);
+    EXPECT_EQ(base_stats.test_impair_reordered, (uint64_t)moved);
     EXPECT_GT(moved, n * 8 / 100);
     EXPECT_LT(moved, n * 12 / 100);
     drop_all(out);
@@ -489,7 +492,7 @@ TEST_F(Impair, AHeldFrameWithNobodyAfterItLeavesAtTheTimeout)
     EXPECT_TRUE(run({}, 10 * MS + RT__IMP_HOLD_NS - 1).empty());
     std::vector<Frame *> out = run({}, 10 * MS + RT__IMP_HOLD_NS);
     EXPECT_EQ(ids(out), std::vector<int>{1});
-    EXPECT_EQ(rt_stats.test_impair_reordered, 0u) << "nobody went before it";
+    EXPECT_EQ(base_stats.test_impair_reordered, 0u) << "nobody went before it";
     EXPECT_EQ(rt__imp_next(&im), UINT64_MAX);
     drop_all(out);
 }
@@ -508,7 +511,7 @@ TEST_F(Impair, DelayHoldsFramesUntilDue)
     for (int i = 0; i < 32; i++)
         want[i] = i;
     EXPECT_EQ(ids(out), want);
-    EXPECT_EQ(rt_stats.test_impair_delayed, 32u);
+    EXPECT_EQ(base_stats.test_impair_delayed, 32u);
     EXPECT_EQ(rt__imp_next(&im), UINT64_MAX);
     drop_all(out);
 }
@@ -566,12 +569,12 @@ TEST_F(Impair, RateSpacesFramesByTheirLength)
         EXPECT_EQ(left[i].first, i);
         EXPECT_EQ(left[i].second, (uint64_t)(i + 1) * MS);
     }
-    EXPECT_EQ(rt_stats.test_impair_rate_held, 9u);
+    EXPECT_EQ(base_stats.test_impair_rate_held, 9u);
     // An idle link sends the next frame at once (its own time only).
     auto again = timeline({20 * MS}, 1000 - ETH - IP - TCP);
     ASSERT_EQ(again.size(), 1u);
     EXPECT_EQ(again[0].second, 21 * MS);
-    EXPECT_EQ(rt_stats.test_impair_rate_held, 9u);
+    EXPECT_EQ(base_stats.test_impair_rate_held, 9u);
 }
 
 TEST_F(Impair, RateThenDelay)
@@ -590,7 +593,7 @@ TEST_F(Impair, LimitDropsWhatAFullQueueCannotHold)
     ASSERT_EQ(left.size(), 5u);
     for (int i = 0; i < 5; i++)
         EXPECT_EQ(left[i].first, i);
-    EXPECT_EQ(rt_stats.test_impair_queue_dropped, 5u);
+    EXPECT_EQ(base_stats.test_impair_queue_dropped, 5u);
 }
 
 TEST_F(Impair, LimitSparesFramesThatLeaveAtOnce)
@@ -598,7 +601,7 @@ TEST_F(Impair, LimitSparesFramesThatLeaveAtOnce)
     start("limit=1");
     std::vector<Frame *> out = feed(0, 64, 0);
     EXPECT_EQ(out.size(), 64u);
-    EXPECT_EQ(rt_stats.test_impair_queue_dropped, 0u);
+    EXPECT_EQ(base_stats.test_impair_queue_dropped, 0u);
     drop_all(out);
 }
 

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "clock.h"
 #include "rt.h"
 #include "share_int.h"
 #include "share_probe.h"
@@ -31,7 +32,7 @@ sp_teardown(void)
 uint64_t
 sp_now(void)
 {
-    return rt_now_ns();
+    return base_now_ns();
 }
 
 void

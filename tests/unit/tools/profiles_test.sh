@@ -44,7 +44,7 @@ row() { grep "^$2=" "$TMP/$1.out"; }
 src() { row "$1" "$2" | sed -E 's/^[^ ]* +//'; }
 val() { row "$1" "$2" | sed -E 's/^[^=]*=([^ ]*).*/\1/'; }
 
-mapfile -t OPTS < <(grep -o '^RT_OPT(ACCEL_[A-Z0-9_]*' "$DEF" | sed 's/^RT_OPT(//')
+mapfile -t OPTS < <(grep -o '^BASE_OPT(ACCEL_[A-Z0-9_]*' "$DEF" | sed 's/^BASE_OPT(//')
 mapfile -t SHIPPED < <(cd "$SRC" && ls -- *.conf | sed 's/\.conf$//')
 [[ " ${SHIPPED[*]} " == *" balanced "* && " ${SHIPPED[*]} " == *" latency "* &&
     " ${SHIPPED[*]} " == *" safe "* && " ${SHIPPED[*]} " == *" throughput "* ]] &&

@@ -2,7 +2,7 @@
 # Unit checks for tools/: accel-run's options, configuration errors, exit
 # statuses and LD_PRELOAD handling (with a probe library standing in for
 # libaccel.so), accel-lab's argument handling (impair's too), and README.md
-# documenting every option of runtime/cfg_options.def.
+# documenting every option of base/cfg_options.def.
 #
 # usage: tools_test.sh ACCEL_RUN PROBE_LIB README CFG_OPTIONS_DEF ACCEL_LAB
 set -u
@@ -27,7 +27,7 @@ run() {
 }
 rc() { cat "$TMP/$1.rc"; }
 
-mapfile -t OPTS < <(grep -o '^RT_OPT(ACCEL_[A-Z0-9_]*' "$DEF" | sed 's/^RT_OPT(//')
+mapfile -t OPTS < <(grep -o '^BASE_OPT(ACCEL_[A-Z0-9_]*' "$DEF" | sed 's/^BASE_OPT(//')
 ((${#OPTS[@]} >= 10)) || fail "found only ${#OPTS[@]} options in $DEF"
 
 # README.md (brief table) and docs/OPTIONS.md (full table) document every

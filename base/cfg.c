@@ -1,17 +1,18 @@
 /*
  * Configuration parser. The table of options is generated from
- * cfg_options.def (one RT_OPT row per ACCEL_* variable): defaults, types,
- * ranges and docs all come from that one list. rt_cfg_parse() reads a
+ * cfg_options.def (one BASE_OPT row per ACCEL_* variable): defaults, types,
+ * ranges and docs all come from that one list. base_cfg_parse() reads a
  * NULL-terminated environment array, applies defaults, then the profile
  * file named by ACCEL_PROFILE, then the environment (see "profiles"
  * below), range-checks every value, warns about unknown ACCEL_* names (with the
  * nearest known name as a suggestion) and derives the binary forms of ACCEL_IP,
- * ACCEL_GATEWAY and ACCEL_MAC (ACCEL_TEST_IMPAIR is checked with impair.c's
- * parser). A bad value gives -EINVAL and one line naming
- * the variable, the bad value and the fix. rt_cfg_load() does this once for
- * `environ` into the process-wide rt_cfg; rt_cfg_explain() writes every setting
- * with where it came from (accel-run --explain). Nothing here uses stdio:
- * output goes through raw write(2) so it works inside the preloaded library.
+ * ACCEL_GATEWAY and ACCEL_MAC (ACCEL_TEST_IMPAIR is checked with
+ * impair_spec.c's parser). A bad value gives -EINVAL and one line naming the
+ * variable, the bad value and the fix. base_cfg_load() does this once for
+ * `environ` into the process-wide base_cfg; base_cfg_explain() writes every
+ * setting with where it came from (accel-run --explain). Nothing here uses
+ * stdio: output goes through raw write(2) so it works inside the preloaded
+ * library.
  */
 #include "cfg.h"
 
@@ -28,12 +29,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "impair.h"
+#include "impair_spec.h"
 #include "log.h"
 
 extern char **environ;
 
-struct rt_cfg rt_cfg;
+struct base_cfg base_cfg;
 
 enum opt_type { T_u32, T_u32w, T_bool, T_str, T_enum };
 
@@ -60,15 +61,15 @@ struct opt_desc {
 #define OPT_RANGE_enum(lo, hi) .words = (lo), .max = (hi)
 
 static const struct opt_desc opts[] = {
-#define RT_OPT(NAME, fld, ty, def, lo, hi, docstr)                             \
+#define BASE_OPT(NAME, fld, ty, def, lo, hi, docstr)                           \
     {.name = #NAME,                                                            \
      .type = T_##ty,                                                           \
-     .off = offsetof(struct rt_cfg, fld),                                      \
+     .off = offsetof(struct base_cfg, fld),                                    \
      OPT_DEF_##ty(def),                                                        \
      OPT_RANGE_##ty(lo, hi),                                                   \
      .doc = docstr},
 #include "cfg_options.def"
-#undef RT_OPT
+#undef BASE_OPT
 };
 
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -205,8 +206,8 @@ parse_u32(const char *v, uint32_t *out)
 
 /* Store value v of option o into cfg. 0 or -EINVAL with err set. */
 static int
-set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg, char *err,
-        size_t errlen)
+set_opt(const struct opt_desc *o, const char *v, struct base_cfg *cfg,
+        char *err, size_t errlen)
 {
     void *field = (char *)cfg + o->off;
     uint32_t u;
@@ -216,7 +217,7 @@ set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg, char *err,
     switch (o->type) {
     case T_u32w:
         if (strcasecmp(v, o->def_str) == 0) {
-            *(uint32_t *)field = RT_CFG_WORD;
+            *(uint32_t *)field = BASE_CFG_WORD;
             return 0;
         }
         if (parse_u32(v, &u) != 0) {
@@ -273,11 +274,11 @@ set_opt(const struct opt_desc *o, const char *v, struct rt_cfg *cfg, char *err,
         *(int *)field = idx;
         return 0;
     case T_str:
-        if (strlen(v) >= RT_CFG_STR_MAX) {
+        if (strlen(v) >= BASE_CFG_STR_MAX) {
             seterr(err, errlen,
                    "%s: value too long (%zu bytes); set %s to at most %d "
                    "bytes",
-                   o->name, strlen(v), o->name, RT_CFG_STR_MAX - 1);
+                   o->name, strlen(v), o->name, BASE_CFG_STR_MAX - 1);
             return -EINVAL;
         }
         copy = strdup(v);
@@ -376,7 +377,7 @@ ip_is_unicast(uint32_t ip_n)
 }
 
 static int
-derive_ip(struct rt_cfg *cfg, char *err, size_t errlen)
+derive_ip(struct base_cfg *cfg, char *err, size_t errlen)
 {
     const char *v = cfg->ip;
     char addr[64];
@@ -420,7 +421,7 @@ derive_ip(struct rt_cfg *cfg, char *err, size_t errlen)
 }
 
 static int
-derive_gateway(struct rt_cfg *cfg, char *err, size_t errlen)
+derive_gateway(struct base_cfg *cfg, char *err, size_t errlen)
 {
     uint32_t gw;
 
@@ -466,7 +467,7 @@ hexval(char c)
 }
 
 static int
-derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
+derive_mac(struct base_cfg *cfg, char *err, size_t errlen)
 {
     const char *s = cfg->mac;
     uint8_t m[6];
@@ -501,15 +502,15 @@ derive_mac(struct rt_cfg *cfg, char *err, size_t errlen)
 /* ACCEL_TEST_IMPAIR: checked here, parsed again when the data path
  * starts (impair_port.c). */
 static int
-check_impair(const struct rt_cfg *cfg, char *err, size_t errlen)
+check_impair(const struct base_cfg *cfg, char *err, size_t errlen)
 {
-    struct rt__imp_spec sp;
+    struct base_impair_spec sp;
 
-    return rt__imp_parse(cfg->test_impair, &sp, err, errlen);
+    return base_impair_parse(cfg->test_impair, &sp, err, errlen);
 }
 
 static void
-set_defaults(struct rt_cfg *cfg)
+set_defaults(struct base_cfg *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     for (size_t i = 0; i < NOPTS; i++) {
@@ -522,7 +523,7 @@ set_defaults(struct rt_cfg *cfg)
 }
 
 void
-rt_cfg_free(struct rt_cfg *cfg)
+base_cfg_free(struct base_cfg *cfg)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         if (opts[i].type == T_str) {
@@ -548,9 +549,9 @@ rt_cfg_free(struct rt_cfg *cfg)
 
 /* Index of every option in opts[], by name: OPT_ACCEL_PROFILE, ... */
 enum opt_index {
-#define RT_OPT(NAME, ...) OPT_##NAME,
+#define BASE_OPT(NAME, ...) OPT_##NAME,
 #include "cfg_options.def"
-#undef RT_OPT
+#undef BASE_OPT
 };
 
 #define PROFILE_MAX_BYTES (64 * 1024)
@@ -558,7 +559,7 @@ enum opt_index {
 
 /* Where an option's value came from. */
 struct origin {
-    enum rt_cfg_source src;
+    enum base_cfg_source src;
     unsigned line;       /* PROFILE, FORCED: the line of the profile */
     const char *env_val; /* FORCED: the environment value it overrode */
 };
@@ -575,7 +576,7 @@ struct profile {
 };
 
 static void explain_line(size_t idx, const struct origin *g,
-                         const struct rt_cfg *cfg, char *out, size_t n);
+                         const struct base_cfg *cfg, char *out, size_t n);
 
 /* The whole file at path, NUL-terminated, in a malloc'd *out. */
 static int
@@ -674,7 +675,7 @@ static int
 read_profile(const char *path, struct profile *p, char *err, size_t errlen)
 {
     unsigned first[NOPTS], lineno = 0;
-    struct rt_cfg scratch;
+    struct base_cfg scratch;
     char *line, *next;
     int rc;
 
@@ -762,7 +763,7 @@ read_profile(const char *path, struct profile *p, char *err, size_t errlen)
         p->e[p->n].val = val;
         p->n++;
     }
-    rt_cfg_free(&scratch);
+    base_cfg_free(&scratch);
     if (rc != 0) {
         free(p->buf);
         p->buf = NULL;
@@ -778,7 +779,7 @@ read_profile(const char *path, struct profile *p, char *err, size_t errlen)
  * orig (NOPTS entries, may be NULL) gets where each value came from.
  */
 static int
-parse_full(char *const *envp, struct rt_cfg *out, struct origin *orig,
+parse_full(char *const *envp, struct base_cfg *out, struct origin *orig,
            char *err, size_t errlen, void (*warn)(const char *line))
 {
     const char *envv[NOPTS];
@@ -834,7 +835,7 @@ parse_full(char *const *envp, struct rt_cfg *out, struct origin *orig,
         forced[idx] = envv[idx] != NULL;
         if (orig != NULL) {
             orig[idx].src =
-                forced[idx] ? RT_CFG_SRC_FORCED : RT_CFG_SRC_PROFILE;
+                forced[idx] ? BASE_CFG_SRC_FORCED : BASE_CFG_SRC_PROFILE;
             orig[idx].line = prof.e[i].line;
             orig[idx].env_val = envv[idx];
         }
@@ -858,7 +859,7 @@ parse_full(char *const *envp, struct rt_cfg *out, struct origin *orig,
             continue;
         seen[idx] = true;
         if (orig != NULL)
-            orig[idx].src = RT_CFG_SRC_ENV;
+            orig[idx].src = BASE_CFG_SRC_ENV;
         if (rc == 0 && idx != OPT_ACCEL_PROFILE &&
             idx != OPT_ACCEL_PROFILE_FORCE)
             rc = set_opt(o, eq + 1, out, err, errlen);
@@ -875,8 +876,8 @@ parse_full(char *const *envp, struct rt_cfg *out, struct origin *orig,
 }
 
 int
-rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
-             void (*warn)(const char *line))
+base_cfg_parse(char *const *envp, struct base_cfg *out, char *err,
+               size_t errlen, void (*warn)(const char *line))
 {
     return parse_full(envp, out, NULL, err, errlen, warn);
 }
@@ -884,7 +885,7 @@ rt_cfg_parse(char *const *envp, struct rt_cfg *out, char *err, size_t errlen,
 static void
 warn_log(const char *line)
 {
-    RT_WARN("cfg", "%s", line);
+    BASE_WARN("cfg", "%s", line);
 }
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -895,38 +896,38 @@ load(void)
 {
     struct origin orig[NOPTS];
     char err[512], line[1024];
-    struct rt_cfg tmp;
+    struct base_cfg tmp;
 
     /* First pass without warnings, to learn the log level and file. */
-    if (rt_cfg_parse(environ, &tmp, err, sizeof(err), NULL) == 0) {
-        rt_log_level = tmp.log_level;
-        if (tmp.log_file[0] != '\0' && rt_log_set_file(tmp.log_file) != 0)
-            RT_WARN("cfg",
-                    "ACCEL_LOG_FILE=%s: cannot open; logging to stderr "
-                    "instead (check the directory exists and is writable)",
-                    tmp.log_file);
+    if (base_cfg_parse(environ, &tmp, err, sizeof(err), NULL) == 0) {
+        base_log_level = tmp.log_level;
+        if (tmp.log_file[0] != '\0' && base_log_set_file(tmp.log_file) != 0)
+            BASE_WARN("cfg",
+                      "ACCEL_LOG_FILE=%s: cannot open; logging to stderr "
+                      "instead (check the directory exists and is writable)",
+                      tmp.log_file);
     }
-    rt_cfg_free(&tmp);
-    load_rc = parse_full(environ, &rt_cfg, orig, err, sizeof(err), warn_log);
+    base_cfg_free(&tmp);
+    load_rc = parse_full(environ, &base_cfg, orig, err, sizeof(err), warn_log);
     if (load_rc != 0) {
-        RT_ERR("cfg", "%s (the program runs on the kernel stack)", err);
-        rt_cfg_free(&rt_cfg);
-        set_defaults(&rt_cfg);
-        rt_log_level = rt_cfg.log_level;
+        BASE_ERR("cfg", "%s (the program runs on the kernel stack)", err);
+        base_cfg_free(&base_cfg);
+        set_defaults(&base_cfg);
+        base_log_level = base_cfg.log_level;
         return;
     }
     /* At info level, every setting that is not a default, with its
      * source: the library's side of `accel-run --explain`. */
-    for (size_t i = 0; rt_log_level >= RT_LOG_INFO && i < NOPTS; i++) {
-        if (orig[i].src != RT_CFG_SRC_DEFAULT) {
-            explain_line(i, &orig[i], &rt_cfg, line, sizeof(line));
-            RT_INFO("cfg", "%s", line);
+    for (size_t i = 0; base_log_level >= BASE_LOG_INFO && i < NOPTS; i++) {
+        if (orig[i].src != BASE_CFG_SRC_DEFAULT) {
+            explain_line(i, &orig[i], &base_cfg, line, sizeof(line));
+            BASE_INFO("cfg", "%s", line);
         }
     }
 }
 
 int
-rt_cfg_load(void)
+base_cfg_load(void)
 {
     pthread_once(&load_once, load);
     return load_rc;
@@ -950,7 +951,7 @@ type_name(enum opt_type t)
 }
 
 void
-rt_cfg_list_options(int fd)
+base_cfg_list_options(int fd)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt_desc *o = &opts[i];
@@ -972,7 +973,7 @@ rt_cfg_list_options(int fd)
 }
 
 void
-rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
+base_cfg_write_effective(int fd, const struct base_cfg *cfg)
 {
     for (size_t i = 0; i < NOPTS; i++) {
         const struct opt_desc *o = &opts[i];
@@ -984,7 +985,7 @@ rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
             putf(fd, "%s=%u\n", o->name, *(const uint32_t *)field);
             break;
         case T_u32w:
-            if (*(const uint32_t *)field == RT_CFG_WORD)
+            if (*(const uint32_t *)field == BASE_CFG_WORD)
                 putf(fd, "%s=%s\n", o->name, o->def_str);
             else
                 putf(fd, "%s=%u\n", o->name, *(const uint32_t *)field);
@@ -1006,7 +1007,7 @@ rt_cfg_write_effective(int fd, const struct rt_cfg *cfg)
 }
 
 const char *
-rt_cfg_enum_word(const char *name, int value)
+base_cfg_enum_word(const char *name, int value)
 {
     static __thread char w[64];
     const struct opt_desc *o = find_opt(name, strlen(name));
@@ -1020,7 +1021,7 @@ rt_cfg_enum_word(const char *name, int value)
 
 /* The value of option o in cfg, as NAME= would set it. */
 static const char *
-format_value(const struct opt_desc *o, const struct rt_cfg *cfg, char *buf,
+format_value(const struct opt_desc *o, const struct base_cfg *cfg, char *buf,
              size_t n)
 {
     const void *field = (const char *)cfg + o->off;
@@ -1031,7 +1032,7 @@ format_value(const struct opt_desc *o, const struct rt_cfg *cfg, char *buf,
         snprintf(buf, n, "%u", *(const uint32_t *)field);
         break;
     case T_u32w:
-        if (*(const uint32_t *)field == RT_CFG_WORD)
+        if (*(const uint32_t *)field == BASE_CFG_WORD)
             snprintf(buf, n, "%s", o->def_str);
         else
             snprintf(buf, n, "%u", *(const uint32_t *)field);
@@ -1067,27 +1068,27 @@ profile_name(const char *path, char *buf, size_t n)
 
 /* "NAME=value", padded, then where the value came from. */
 static void
-explain_line(size_t idx, const struct origin *g, const struct rt_cfg *cfg,
+explain_line(size_t idx, const struct origin *g, const struct base_cfg *cfg,
              char *out, size_t n)
 {
-    char val[RT_CFG_STR_MAX + 8], setting[RT_CFG_STR_MAX + 80], name[128];
+    char val[BASE_CFG_STR_MAX + 8], setting[BASE_CFG_STR_MAX + 80], name[128];
     const char *pname;
 
     snprintf(setting, sizeof(setting), "%s=%s", opts[idx].name,
              format_value(&opts[idx], cfg, val, sizeof(val)));
     switch (g->src) {
-    case RT_CFG_SRC_DEFAULT:
+    case BASE_CFG_SRC_DEFAULT:
         snprintf(out, n, "%-36s default", setting);
         break;
-    case RT_CFG_SRC_ENV:
+    case BASE_CFG_SRC_ENV:
         snprintf(out, n, "%-36s environment", setting);
         break;
-    case RT_CFG_SRC_PROFILE:
+    case BASE_CFG_SRC_PROFILE:
         pname = profile_name(cfg->profile, name, sizeof(name));
         snprintf(out, n, "%-36s profile %s (%s:%u)", setting, pname,
                  cfg->profile, g->line);
         break;
-    case RT_CFG_SRC_FORCED:
+    case BASE_CFG_SRC_FORCED:
         pname = profile_name(cfg->profile, name, sizeof(name));
         snprintf(out, n,
                  "%-36s forced profile %s (%s:%u), over environment %s=%.80s",
@@ -1098,10 +1099,10 @@ explain_line(size_t idx, const struct origin *g, const struct rt_cfg *cfg,
 }
 
 int
-rt_cfg_explain(char *const *envp, int fd, char *err, size_t errlen)
+base_cfg_explain(char *const *envp, int fd, char *err, size_t errlen)
 {
     struct origin orig[NOPTS];
-    struct rt_cfg cfg;
+    struct base_cfg cfg;
     char line[1024];
     int rc;
 
@@ -1110,12 +1111,12 @@ rt_cfg_explain(char *const *envp, int fd, char *err, size_t errlen)
         explain_line(i, &orig[i], &cfg, line, sizeof(line));
         putf(fd, "%s\n", line);
     }
-    rt_cfg_free(&cfg);
+    base_cfg_free(&cfg);
     return rc;
 }
 
 int
-rt_cfg_profile_check(const char *path, char *err, size_t errlen)
+base_cfg_profile_check(const char *path, char *err, size_t errlen)
 {
     struct profile p;
     int rc;

@@ -4,4 +4,4 @@
  */
 #include "inlib.h"
 
-__thread int rt_in_lib;
+__thread int base_in_lib;

@@ -1,6 +1,6 @@
 /*
- * Stack counters (stats.def) and their text form. rt_stats_write() writes
- * "name value" lines to an fd; rt_stats_dump() is the atexit hook used with
+ * Stack counters (stats.def) and their text form. base_stats_write() writes
+ * "name value" lines to an fd; base_stats_dump() is the atexit hook used with
  * ACCEL_STATS=1: it prints every counter to stderr (or ACCEL_LOG_FILE),
  * prefixed "accel[pid] stats:", and says whether the data path ran in this
  * process, so a zero counter cannot be mistaken for a port that saw nothing,
@@ -19,15 +19,14 @@
 
 #include "cfg.h"
 #include "log.h"
-#include "rt.h"
 
-struct rt_stats rt_stats;
+struct base_stats base_stats;
 
 static char datapath[160];
 static void (*port_dump)(long pid);
 
 void
-rt_stats_set_port_dump(void (*fn)(long pid))
+base_stats_set_port_dump(void (*fn)(long pid))
 {
     port_dump = fn;
 }
@@ -36,9 +35,9 @@ static const struct {
     const char *name;
     size_t off;
 } stat_rows[] = {
-#define RT_STAT(field, doc) {#field, offsetof(struct rt_stats, field)},
+#define BASE_STAT(field, doc) {#field, offsetof(struct base_stats, field)},
 #include "stats.def"
-#undef RT_STAT
+#undef BASE_STAT
 };
 
 #define NSTATS (sizeof(stat_rows) / sizeof(stat_rows[0]))
@@ -48,12 +47,12 @@ stat_get(size_t i)
 {
     uint64_t v;
 
-    memcpy(&v, (const char *)&rt_stats + stat_rows[i].off, sizeof(v));
+    memcpy(&v, (const char *)&base_stats + stat_rows[i].off, sizeof(v));
     return v;
 }
 
 void
-rt_stats_write(int fd)
+base_stats_write(int fd)
 {
     int saved = errno;
     char line[128];
@@ -61,13 +60,13 @@ rt_stats_write(int fd)
     for (size_t i = 0; i < NSTATS; i++) {
         int n = snprintf(line, sizeof(line), "%s %llu\n", stat_rows[i].name,
                          (unsigned long long)stat_get(i));
-        (void)rt_write_all(fd, line, (size_t)n);
+        (void)base_write_all(fd, line, (size_t)n);
     }
     errno = saved;
 }
 
 void
-rt_stats_set_datapath(const char *desc)
+base_stats_set_datapath(const char *desc)
 {
     if (desc == NULL)
         datapath[0] = '\0';
@@ -76,14 +75,14 @@ rt_stats_set_datapath(const char *desc)
 }
 
 void
-rt_stats_dump(void)
+base_stats_dump(void)
 {
     int saved = errno;
     long pid = (long)syscall(SYS_getpid);
     char line[256];
     int n;
 
-    if (!rt_cfg.stats)
+    if (!base_cfg.stats)
         return;
     if (datapath[0] != '\0')
         n = snprintf(line, sizeof(line), "accel[%ld] stats: data path: %s\n",
@@ -94,11 +93,11 @@ rt_stats_dump(void)
                      "process (no accelerated socket was needed, or the "
                      "start failed: see the log above)\n",
                      pid);
-    rt_log_raw(line, (unsigned long)n);
+    base_log_raw(line, (unsigned long)n);
     for (size_t i = 0; i < NSTATS; i++) {
         n = snprintf(line, sizeof(line), "accel[%ld] stats: %-20s %llu\n", pid,
                      stat_rows[i].name, (unsigned long long)stat_get(i));
-        rt_log_raw(line, (unsigned long)n);
+        base_log_raw(line, (unsigned long)n);
     }
     if (port_dump != NULL && datapath[0] != '\0')
         port_dump(pid);
@@ -110,12 +109,12 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void
 register_exit(void)
 {
-    if (rt_cfg.stats)
-        atexit(rt_stats_dump);
+    if (base_cfg.stats)
+        atexit(base_stats_dump);
 }
 
 void
-rt_stats_register_exit(void)
+base_stats_register_exit(void)
 {
     pthread_once(&exit_once, register_exit);
 }

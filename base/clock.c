@@ -1,5 +1,5 @@
 /*
- * The runtime's clock: CLOCK_MONOTONIC in nanoseconds, read from the TSC.
+ * accel's clock: CLOCK_MONOTONIC in nanoseconds, read from the TSC.
  *
  * The data path reads the clock several times per request (timers, spin
  * budgets, the progress thread's bookkeeping); through the vDSO that is
@@ -32,6 +32,7 @@
  */
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -41,7 +42,7 @@
 #include <x86intrin.h>
 #endif
 
-#include "rt.h"
+#include "clock.h"
 
 #define CALIBRATE_NS 20000000ull
 #define RESYNC_NS 500000000ull
@@ -260,7 +261,7 @@ now_ns(void)
 static __thread uint64_t last_ns;
 
 uint64_t
-rt_now_ns(void)
+base_now_ns(void)
 {
     uint64_t v = now_ns();
 
@@ -271,31 +272,31 @@ rt_now_ns(void)
 }
 
 void
-rt_clock_atfork_child(void)
+base_clock_atfork_child(void)
 {
     atomic_flag_clear(&resyncing);
 }
 
 void
-rt_clock_test_recalibrate(int64_t ppm)
+base_clock_test_recalibrate(int64_t ppm)
 {
     atomic_store(&test_skew_ppm, ppm);
     atomic_store(&ck_state, CK_UNKNOWN);
 }
 #else
 uint64_t
-rt_now_ns(void)
+base_now_ns(void)
 {
     return mono_ns();
 }
 
 void
-rt_clock_atfork_child(void)
+base_clock_atfork_child(void)
 {
 }
 
 void
-rt_clock_test_recalibrate(int64_t ppm)
+base_clock_test_recalibrate(int64_t ppm)
 {
     (void)ppm;
 }

@@ -1,4 +1,4 @@
-// Profiles (ACCEL_PROFILE) and rt_cfg_explain: precedence default <
+// Profiles (ACCEL_PROFILE) and base_cfg_explain: precedence default <
 // profile < environment (< forced profile), the source of every setting,
 // and one "file:line: ..." error for each kind of bad profile line.
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <map>
 #include <sstream>
 
-#include "rt_test_util.h"
+#include "base_test_util.h"
 
 namespace
 {
@@ -49,7 +49,7 @@ std::string
 check_err(const std::string &path)
 {
     char err[512] = "x";
-    int rc = rt_cfg_profile_check(path.c_str(), err, sizeof(err));
+    int rc = base_cfg_profile_check(path.c_str(), err, sizeof(err));
     return rc == 0 ? "" : err;
 }
 
@@ -57,7 +57,7 @@ struct Row {
     std::string value, source;
 };
 
-// rt_cfg_explain's output, by option name.
+// base_cfg_explain's output, by option name.
 struct Explained {
     int rc;
     std::string err, text;
@@ -69,7 +69,7 @@ struct Explained {
         TempPath out;
         char buf[512] = "";
         int fd = open(out.path().c_str(), O_WRONLY | O_TRUNC);
-        rc = rt_cfg_explain(env.envp(), fd, buf, sizeof(buf));
+        rc = base_cfg_explain(env.envp(), fd, buf, sizeof(buf));
         close(fd);
         err = buf;
         text = slurp(out.path());
@@ -147,7 +147,7 @@ TEST(CfgProfile, ExplainGivesEverySettingAndItsSource)
     // Every option of cfg_options.def once, in its order.
     TempPath list;
     int fd = open(list.path().c_str(), O_WRONLY | O_TRUNC);
-    rt_cfg_list_options(fd);
+    base_cfg_list_options(fd);
     close(fd);
     std::istringstream in(slurp(list.path()));
     std::vector<std::string> names;

@@ -5,17 +5,17 @@
  * around calls into the stack/runtime, and permanently (1) in threads the
  * library owns (progress thread).
  */
-#ifndef ACCEL_RT_INLIB_H
-#define ACCEL_RT_INLIB_H
+#ifndef ACCEL_BASE_INLIB_H
+#define ACCEL_BASE_INLIB_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-extern __thread int rt_in_lib;
+extern __thread int base_in_lib;
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* ACCEL_RT_INLIB_H */
+#endif /* ACCEL_BASE_INLIB_H */

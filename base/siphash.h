@@ -6,34 +6,34 @@
  * table so that a remote peer who does not know the key cannot aim its
  * 4-tuples at one bucket. Inline: with constant c and d the rounds unroll.
  */
-#ifndef ACCEL_STK_SIPHASH_H
-#define ACCEL_STK_SIPHASH_H
+#ifndef ACCEL_BASE_SIPHASH_H
+#define ACCEL_BASE_SIPHASH_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define STK__ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
-#define STK__SIPROUND                                                          \
+#define BASE__ROTL64(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define BASE__SIPROUND                                                         \
     do {                                                                       \
         v0 += v1;                                                              \
-        v1 = STK__ROTL64(v1, 13);                                              \
+        v1 = BASE__ROTL64(v1, 13);                                             \
         v1 ^= v0;                                                              \
-        v0 = STK__ROTL64(v0, 32);                                              \
+        v0 = BASE__ROTL64(v0, 32);                                             \
         v2 += v3;                                                              \
-        v3 = STK__ROTL64(v3, 16);                                              \
+        v3 = BASE__ROTL64(v3, 16);                                             \
         v3 ^= v2;                                                              \
         v0 += v3;                                                              \
-        v3 = STK__ROTL64(v3, 21);                                              \
+        v3 = BASE__ROTL64(v3, 21);                                             \
         v3 ^= v0;                                                              \
         v2 += v1;                                                              \
-        v1 = STK__ROTL64(v1, 17);                                              \
+        v1 = BASE__ROTL64(v1, 17);                                             \
         v1 ^= v2;                                                              \
-        v2 = STK__ROTL64(v2, 32);                                              \
+        v2 = BASE__ROTL64(v2, 32);                                             \
     } while (0)
 
 /** SipHash-c-d of len8 64-bit words m under the 128-bit key. */
 static inline uint64_t
-stk__siphash(const uint64_t key[2], const uint64_t *m, size_t len8, int c,
+base_siphash(const uint64_t key[2], const uint64_t *m, size_t len8, int c,
              int d)
 {
     uint64_t v0 = 0x736f6d6570736575ull ^ key[0];
@@ -49,19 +49,19 @@ stk__siphash(const uint64_t key[2], const uint64_t *m, size_t len8, int c,
         v3 ^= m[i];
 #pragma GCC unroll 4
         for (r = 0; r < c; r++)
-            STK__SIPROUND;
+            BASE__SIPROUND;
         v0 ^= m[i];
     }
     v3 ^= b;
 #pragma GCC unroll 4
     for (r = 0; r < c; r++)
-        STK__SIPROUND;
+        BASE__SIPROUND;
     v0 ^= b;
     v2 ^= 0xff;
 #pragma GCC unroll 4
     for (r = 0; r < d; r++)
-        STK__SIPROUND;
+        BASE__SIPROUND;
     return v0 ^ v1 ^ v2 ^ v3;
 }
 
-#endif /* ACCEL_STK_SIPHASH_H */
+#endif /* ACCEL_BASE_SIPHASH_H */

@@ -35,7 +35,7 @@ class Env
     std::vector<char *> ptrs_;
 };
 
-// The result of one rt_cfg_parse() call; frees the config's strings.
+// The result of one base_cfg_parse() call; frees the config's strings.
 inline std::vector<std::string> *&
 warn_sink()
 {
@@ -54,19 +54,20 @@ struct Parsed {
     int rc;
     std::string err;
     std::vector<std::string> warnings;
-    struct rt_cfg cfg;
+    struct base_cfg cfg;
 
     explicit Parsed(const Env &env)
     {
         char buf[512];
         warn_sink() = &warnings;
-        rc = rt_cfg_parse(env.envp(), &cfg, buf, sizeof(buf), collect_warning);
+        rc =
+            base_cfg_parse(env.envp(), &cfg, buf, sizeof(buf), collect_warning);
         warn_sink() = nullptr;
         err = buf;
     }
     ~Parsed()
     {
-        rt_cfg_free(&cfg);
+        base_cfg_free(&cfg);
     }
     Parsed(const Parsed &) = delete;
     Parsed &operator=(const Parsed &) = delete;

@@ -3,7 +3,7 @@
 
 #include <arpa/inet.h>
 
-#include "rt_test_util.h"
+#include "base_test_util.h"
 
 static uint32_t
 A(const char *s)

@@ -4,7 +4,7 @@
 
 #include <arpa/inet.h>
 
-#include "rt_test_util.h"
+#include "base_test_util.h"
 
 TEST(Cfg, DefaultsFromTable)
 {
@@ -21,8 +21,8 @@ TEST(Cfg, DefaultsFromTable)
     EXPECT_TRUE(p.cfg.udp);
     EXPECT_FALSE(p.cfg.stats);
     EXPECT_EQ(p.cfg.log_level, 1); // warn
-    EXPECT_EQ(p.cfg.hugepages, RT_HUGE_AUTO);
-    EXPECT_EQ(p.cfg.driver, RT_DRIVER_AUTO);
+    EXPECT_EQ(p.cfg.hugepages, BASE_HUGE_AUTO);
+    EXPECT_EQ(p.cfg.driver, BASE_DRIVER_AUTO);
     ASSERT_NE(p.cfg.iface, nullptr);
     EXPECT_STREQ(p.cfg.iface, "");
     EXPECT_STREQ(p.cfg.ip, "");
@@ -33,11 +33,11 @@ TEST(Cfg, DefaultsFromTable)
 
 TEST(Cfg, NullEnvGivesDefaults)
 {
-    struct rt_cfg c;
+    struct base_cfg c;
     char err[128];
-    ASSERT_EQ(rt_cfg_parse(nullptr, &c, err, sizeof(err), nullptr), 0);
+    ASSERT_EQ(base_cfg_parse(nullptr, &c, err, sizeof(err), nullptr), 0);
     EXPECT_EQ(c.mtu, 1500u);
-    rt_cfg_free(&c);
+    base_cfg_free(&c);
 }
 
 TEST(Cfg, U32InRange)
@@ -103,13 +103,13 @@ TEST(Cfg, EnumWords)
     Parsed p(Env{"ACCEL_HUGEPAGES=off", "ACCEL_DRIVER=af_packet",
                  "ACCEL_LOG_LEVEL=Debug"});
     ASSERT_EQ(p.rc, 0) << p.err;
-    EXPECT_EQ(p.cfg.hugepages, RT_HUGE_OFF);
-    EXPECT_EQ(p.cfg.driver, RT_DRIVER_AF_PACKET);
+    EXPECT_EQ(p.cfg.hugepages, BASE_HUGE_OFF);
+    EXPECT_EQ(p.cfg.driver, BASE_DRIVER_AF_PACKET);
     EXPECT_EQ(p.cfg.log_level, 4);
-    EXPECT_STREQ(rt_cfg_enum_word("ACCEL_DRIVER", p.cfg.driver), "af_packet");
-    EXPECT_STREQ(rt_cfg_enum_word("ACCEL_HUGEPAGES", 0), "auto");
-    EXPECT_STREQ(rt_cfg_enum_word("ACCEL_HUGEPAGES", 7), "?");
-    EXPECT_STREQ(rt_cfg_enum_word("ACCEL_MTU", 0), "?");
+    EXPECT_STREQ(base_cfg_enum_word("ACCEL_DRIVER", p.cfg.driver), "af_packet");
+    EXPECT_STREQ(base_cfg_enum_word("ACCEL_HUGEPAGES", 0), "auto");
+    EXPECT_STREQ(base_cfg_enum_word("ACCEL_HUGEPAGES", 7), "?");
+    EXPECT_STREQ(base_cfg_enum_word("ACCEL_MTU", 0), "?");
 }
 
 TEST(Cfg, EnumBadValueListsChoices)
@@ -125,22 +125,22 @@ TEST(Cfg, EnumBadValueListsChoices)
 TEST(Cfg, StrIsCopied)
 {
     std::string v = "ACCEL_IFACE=veth-a";
-    struct rt_cfg c;
+    struct base_cfg c;
     char *envp[] = {&v[0], nullptr};
-    ASSERT_EQ(rt_cfg_parse(envp, &c, nullptr, 0, nullptr), 0);
+    ASSERT_EQ(base_cfg_parse(envp, &c, nullptr, 0, nullptr), 0);
     v[12] = 'X';
     EXPECT_STREQ(c.iface, "veth-a");
-    rt_cfg_free(&c);
+    base_cfg_free(&c);
     EXPECT_EQ(c.iface, nullptr);
-    rt_cfg_free(&c); // safe twice
+    base_cfg_free(&c); // safe twice
 }
 
 TEST(Cfg, StrTooLong)
 {
-    Parsed p(Env{"ACCEL_EAL_ARGS=" + std::string(RT_CFG_STR_MAX, 'x')});
+    Parsed p(Env{"ACCEL_EAL_ARGS=" + std::string(BASE_CFG_STR_MAX, 'x')});
     EXPECT_EQ(p.rc, -EINVAL);
     EXPECT_EQ(p.err.rfind("ACCEL_EAL_ARGS: value too long", 0), 0u) << p.err;
-    Parsed q(Env{"ACCEL_EAL_ARGS=" + std::string(RT_CFG_STR_MAX - 1, 'x')});
+    Parsed q(Env{"ACCEL_EAL_ARGS=" + std::string(BASE_CFG_STR_MAX - 1, 'x')});
     EXPECT_EQ(q.rc, 0);
 }
 
@@ -194,14 +194,14 @@ TEST(Cfg, ListOptionsHasEveryOption)
     TempPath t;
     int fd = open(t.path().c_str(), O_WRONLY | O_TRUNC);
     ASSERT_GE(fd, 0);
-    rt_cfg_list_options(fd);
+    base_cfg_list_options(fd);
     close(fd);
     std::string out = slurp(t.path());
-#define RT_OPT(NAME, f, ty, d, lo, hi, doc)                                    \
+#define BASE_OPT(NAME, f, ty, d, lo, hi, doc)                                  \
     EXPECT_NE(out.find(#NAME " ("), std::string::npos) << #NAME;               \
     EXPECT_NE(out.find(doc), std::string::npos) << #NAME;
 #include "cfg_options.def"
-#undef RT_OPT
+#undef BASE_OPT
     EXPECT_NE(out.find("ACCEL_MTU (number 576..9000, default 1500)"),
               std::string::npos);
     EXPECT_NE(out.find("ACCEL_HUGEPAGES (choice auto|on|off, default auto)"),
@@ -217,7 +217,7 @@ TEST(Cfg, EffectiveConfigRoundTrips)
     TempPath t;
     int fd = open(t.path().c_str(), O_WRONLY | O_TRUNC);
     ASSERT_GE(fd, 0);
-    rt_cfg_write_effective(fd, &p.cfg);
+    base_cfg_write_effective(fd, &p.cfg);
     close(fd);
     std::string out = slurp(t.path());
     EXPECT_NE(out.find("ACCEL_MTU=1400\n"), std::string::npos);
@@ -236,13 +236,13 @@ TEST(Cfg, EffectiveConfigRoundTrips)
     for (auto &l : lines)
         envp.push_back(&l[0]);
     envp.push_back(nullptr);
-    struct rt_cfg c2;
-    ASSERT_EQ(rt_cfg_parse(envp.data(), &c2, nullptr, 0, nullptr), 0);
+    struct base_cfg c2;
+    ASSERT_EQ(base_cfg_parse(envp.data(), &c2, nullptr, 0, nullptr), 0);
     EXPECT_EQ(c2.mtu, 1400u);
     EXPECT_TRUE(c2.stats);
-    EXPECT_EQ(c2.driver, RT_DRIVER_AF_XDP);
+    EXPECT_EQ(c2.driver, BASE_DRIVER_AF_XDP);
     EXPECT_STREQ(c2.iface, "veth-a");
     EXPECT_EQ(c2.ip_addr, p.cfg.ip_addr);
     EXPECT_EQ(0, memcmp(c2.mac_addr, p.cfg.mac_addr, 6));
-    rt_cfg_free(&c2);
+    base_cfg_free(&c2);
 }

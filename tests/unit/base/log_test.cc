@@ -1,7 +1,7 @@
 // Logging: level filtering, line format, errno preservation, log file.
 #include <gtest/gtest.h>
 
-#include "rt_test_util.h"
+#include "base_test_util.h"
 
 extern "C" {
 #include "log.h"
@@ -13,14 +13,14 @@ class LogTest : public ::testing::Test
     void
     SetUp() override
     {
-        saved_level_ = rt_log_level;
-        ASSERT_EQ(rt_log_set_file(tmp_.path().c_str()), 0);
+        saved_level_ = base_log_level;
+        ASSERT_EQ(base_log_set_file(tmp_.path().c_str()), 0);
     }
     void
     TearDown() override
     {
-        rt_log_set_file(nullptr);
-        rt_log_level = saved_level_;
+        base_log_set_file(nullptr);
+        base_log_level = saved_level_;
     }
     std::string
     out()
@@ -34,8 +34,8 @@ class LogTest : public ::testing::Test
 
 TEST_F(LogTest, LineFormat)
 {
-    rt_log_level = RT_LOG_WARN;
-    RT_WARN("cfg", "hello %d", 42);
+    base_log_level = BASE_LOG_WARN;
+    BASE_WARN("cfg", "hello %d", 42);
     std::string s = out();
     // "accel[pid:tid] warn cfg: hello 42\n"; the test runs on the main
     // thread, so tid == pid.
@@ -45,44 +45,44 @@ TEST_F(LogTest, LineFormat)
 
 TEST_F(LogTest, LevelFiltering)
 {
-    rt_log_level = RT_LOG_WARN;
-    RT_ERR("a", "e");
-    RT_WARN("a", "w");
-    RT_INFO("a", "i");
-    RT_DBG("a", "d");
+    base_log_level = BASE_LOG_WARN;
+    BASE_ERR("a", "e");
+    BASE_WARN("a", "w");
+    BASE_INFO("a", "i");
+    BASE_DBG("a", "d");
     std::string s = out();
     EXPECT_NE(s.find(" error a: e\n"), std::string::npos);
     EXPECT_NE(s.find(" warn a: w\n"), std::string::npos);
     EXPECT_EQ(s.find(" a: i"), std::string::npos);
     EXPECT_EQ(s.find(" a: d"), std::string::npos);
 
-    rt_log_level = RT_LOG_DEBUG;
-    RT_DBG("a", "d2");
-    RT_LOG(RT_LOG_NOTICE, "a", "n");
+    base_log_level = BASE_LOG_DEBUG;
+    BASE_DBG("a", "d2");
+    BASE_LOG(BASE_LOG_NOTICE, "a", "n");
     s = out();
     EXPECT_NE(s.find(" debug a: d2\n"), std::string::npos);
     EXPECT_NE(s.find(" notice a: n\n"), std::string::npos);
 
-    rt_log_level = RT_LOG_ERROR;
-    RT_WARN("a", "hidden");
+    base_log_level = BASE_LOG_ERROR;
+    BASE_WARN("a", "hidden");
     EXPECT_EQ(out().find("hidden"), std::string::npos);
 }
 
 TEST_F(LogTest, ErrnoPreserved)
 {
-    rt_log_level = RT_LOG_DEBUG;
+    base_log_level = BASE_LOG_DEBUG;
     errno = EAGAIN;
-    RT_ERR("x", "some %s", "text");
+    BASE_ERR("x", "some %s", "text");
     EXPECT_EQ(errno, EAGAIN);
     errno = 0;
-    RT_DBG("x", "more");
+    BASE_DBG("x", "more");
     EXPECT_EQ(errno, 0);
     // Even when the write itself fails (bad fd), errno is kept.
-    rt_log_set_file(nullptr);
+    base_log_set_file(nullptr);
     int saved = dup(2);
     close(2);
     errno = ENOENT;
-    RT_ERR("x", "to a closed fd");
+    BASE_ERR("x", "to a closed fd");
     EXPECT_EQ(errno, ENOENT);
     dup2(saved, 2);
     close(saved);
@@ -90,9 +90,9 @@ TEST_F(LogTest, ErrnoPreserved)
 
 TEST_F(LogTest, LongLinesTruncatedWithNewline)
 {
-    rt_log_level = RT_LOG_WARN;
+    base_log_level = BASE_LOG_WARN;
     std::string big(5000, 'z');
-    RT_WARN("x", "%s", big.c_str());
+    BASE_WARN("x", "%s", big.c_str());
     std::string s = out();
     ASSERT_FALSE(s.empty());
     EXPECT_LT(s.size(), 1100u);
@@ -105,16 +105,16 @@ TEST(Log, FileWithPidExpansionAndBadPath)
     std::string pattern = "/tmp/rt_unit_log_%p.txt";
     std::string real = "/tmp/rt_unit_log_" + std::to_string(getpid()) + ".txt";
     unlink(real.c_str());
-    int saved_level = rt_log_level;
-    rt_log_level = RT_LOG_WARN;
-    ASSERT_EQ(rt_log_set_file(pattern.c_str()), 0);
-    RT_WARN("f", "to file");
-    rt_log_set_file(nullptr);
+    int saved_level = base_log_level;
+    base_log_level = BASE_LOG_WARN;
+    ASSERT_EQ(base_log_set_file(pattern.c_str()), 0);
+    BASE_WARN("f", "to file");
+    base_log_set_file(nullptr);
     EXPECT_NE(slurp(real).find("warn f: to file"), std::string::npos);
     unlink(real.c_str());
 
     errno = 0;
-    EXPECT_EQ(rt_log_set_file("/nonexistent-dir/x.log"), -ENOENT);
+    EXPECT_EQ(base_log_set_file("/nonexistent-dir/x.log"), -ENOENT);
     EXPECT_EQ(errno, 0);
-    rt_log_level = saved_level;
+    base_log_level = saved_level;
 }

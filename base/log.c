@@ -2,7 +2,7 @@
  * Logging. Every line is formatted into a stack buffer and written with the
  * raw write system call (syscall(SYS_write)), never through stdio and never
  * through libc's write(), which libaccel.so interposes. Lines go to stderr,
- * or to ACCEL_LOG_FILE once rt_log_set_file() opened it; each starts with
+ * or to ACCEL_LOG_FILE once base_log_set_file() opened it; each starts with
  * "accel[pid:tid] level subsys: ". errno is saved and restored around
  * everything, so logging never changes what the application sees.
  */
@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int rt_log_level = RT_LOG_WARN;
+int base_log_level = BASE_LOG_WARN;
 
 /* The log fd: stderr unless a file was opened. Moved to a high number so
  * programs that close or dup2 over low fds rarely hit it. */
@@ -26,7 +26,7 @@ static const char *const level_names[] = {"error", "warn", "notice", "info",
                                           "debug"};
 
 void
-rt_log_raw(const char *buf, unsigned long len)
+base_log_raw(const char *buf, unsigned long len)
 {
     int saved = errno;
 
@@ -43,7 +43,7 @@ rt_log_raw(const char *buf, unsigned long len)
 }
 
 int
-rt_log_set_file(const char *path)
+base_log_set_file(const char *path)
 {
     int saved = errno;
     char name[512];
@@ -83,7 +83,7 @@ rt_log_set_file(const char *path)
 }
 
 int
-rt_write_all(int fd, const void *buf, size_t n)
+base_write_all(int fd, const void *buf, size_t n)
 {
     const char *b = buf;
 
@@ -103,17 +103,17 @@ rt_write_all(int fd, const void *buf, size_t n)
 }
 
 void
-rt_log_write(int level, const char *subsys, const char *fmt, ...)
+base_log_write(int level, const char *subsys, const char *fmt, ...)
 {
     int saved = errno;
     char buf[1024];
     va_list ap;
     int n, m;
 
-    if (level < RT_LOG_ERROR)
-        level = RT_LOG_ERROR;
-    if (level > RT_LOG_DEBUG)
-        level = RT_LOG_DEBUG;
+    if (level < BASE_LOG_ERROR)
+        level = BASE_LOG_ERROR;
+    if (level > BASE_LOG_DEBUG)
+        level = BASE_LOG_DEBUG;
     n = snprintf(buf, sizeof(buf),
                  "accel[%ld:%ld] %s %s: ", (long)syscall(SYS_getpid),
                  (long)syscall(SYS_gettid), level_names[level],
@@ -129,6 +129,6 @@ rt_log_write(int level, const char *subsys, const char *fmt, ...)
     if ((size_t)n > sizeof(buf) - 2)
         n = (int)sizeof(buf) - 2; /* truncated: keep the newline */
     buf[n++] = '\n';
-    rt_log_raw(buf, (unsigned long)n);
+    base_log_raw(buf, (unsigned long)n);
     errno = saved;
 }

@@ -1,4 +1,4 @@
-// The runtime's clock (runtime/clock.c): TSC-scaled, kept to CLOCK_MONOTONIC.
+// accel's clock (base/clock.c): TSC-scaled, kept to CLOCK_MONOTONIC.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -10,7 +10,7 @@
 #include <time.h>
 
 extern "C" {
-#include "rt.h"
+#include "clock.h"
 }
 
 namespace
@@ -24,12 +24,12 @@ mono_ns()
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-// CLOCK_MONOTONIC minus rt_now_ns(), read between two clock_gettime calls.
+// CLOCK_MONOTONIC minus base_now_ns(), read between two clock_gettime calls.
 int64_t
 offset_ns()
 {
     int64_t a = mono_ns();
-    int64_t r = (int64_t)rt_now_ns();
+    int64_t r = (int64_t)base_now_ns();
     int64_t b = mono_ns();
     return a + (b - a) / 2 - r;
 }
@@ -55,9 +55,9 @@ sleep_ms(int ms)
 
 TEST(Clock, SinceIsZeroForALaterTime)
 {
-    EXPECT_EQ(rt_ns_since(100, 40), 60u);
-    EXPECT_EQ(rt_ns_since(100, 100), 0u);
-    EXPECT_EQ(rt_ns_since(100, 101),
+    EXPECT_EQ(base_ns_since(100, 40), 60u);
+    EXPECT_EQ(base_ns_since(100, 100), 0u);
+    EXPECT_EQ(base_ns_since(100, 101),
               0u); // written by another process after now was read
 }
 
@@ -68,13 +68,14 @@ TEST(Clock, SinceIsZeroForALaterTime)
 TEST(Clock, KeepsToClockMonotonicAfterAWrongCalibration)
 {
     if (!kernel_clock_is_tsc())
-        GTEST_SKIP() << "the kernel's clocksource is not the TSC: rt_now_ns is "
-                        "clock_gettime";
-    rt_clock_test_recalibrate(300);
-    uint64_t prev = rt_now_ns();
+        GTEST_SKIP()
+            << "the kernel's clocksource is not the TSC: base_now_ns is "
+               "clock_gettime";
+    base_clock_test_recalibrate(300);
+    uint64_t prev = base_now_ns();
     int64_t start = mono_ns(), worst_early = 0;
     while (mono_ns() - start < 1400000000) {
-        uint64_t v = rt_now_ns();
+        uint64_t v = base_now_ns();
         ASSERT_GE(v, prev) << "the clock went back";
         prev = v;
         int64_t t = mono_ns() - start;
@@ -91,8 +92,8 @@ TEST(Clock, KeepsToClockMonotonicAfterAWrongCalibration)
     // Two resyncs later the clock is back on CLOCK_MONOTONIC.
     int64_t o = offset_ns();
     EXPECT_LT(o < 0 ? -o : o, 20000)
-        << "rt_now_ns is " << -o << " ns ahead of CLOCK_MONOTONIC";
-    rt_clock_test_recalibrate(0);
+        << "base_now_ns is " << -o << " ns ahead of CLOCK_MONOTONIC";
+    base_clock_test_recalibrate(0);
 }
 
 // Readers in several threads during resyncs each see a clock that never
@@ -100,17 +101,18 @@ TEST(Clock, KeepsToClockMonotonicAfterAWrongCalibration)
 TEST(Clock, NeverGoesBackInAnyThreadAcrossResyncs)
 {
     if (!kernel_clock_is_tsc())
-        GTEST_SKIP() << "the kernel's clocksource is not the TSC: rt_now_ns is "
-                        "clock_gettime";
-    rt_clock_test_recalibrate(-500);
+        GTEST_SKIP()
+            << "the kernel's clocksource is not the TSC: base_now_ns is "
+               "clock_gettime";
+    base_clock_test_recalibrate(-500);
     std::atomic<int> back{0};
     std::vector<std::thread> th;
     for (int k = 0; k < 4; k++)
         th.emplace_back([&back] {
-            uint64_t prev = rt_now_ns();
+            uint64_t prev = base_now_ns();
             int64_t start = mono_ns();
             while (mono_ns() - start < 1200000000) {
-                uint64_t v = rt_now_ns();
+                uint64_t v = base_now_ns();
                 if (v < prev)
                     back++;
                 prev = v;
@@ -121,5 +123,5 @@ TEST(Clock, NeverGoesBackInAnyThreadAcrossResyncs)
     EXPECT_EQ(back.load(), 0);
     int64_t o = offset_ns();
     EXPECT_LT(o < 0 ? -o : o, 20000);
-    rt_clock_test_recalibrate(0);
+    base_clock_test_recalibrate(0);
 }
