@@ -123,9 +123,7 @@
 static bool
 revalidate(struct pl_sock *s, unsigned int cur)
 {
-    static atomic_bool logged;
-    struct stk_flow f;
-    bool ok = true;
+    bool ok;
 
     if (atomic_load(&s->dead) || !rt_started())
         return false;
@@ -134,21 +132,7 @@ revalidate(struct pl_sock *s, unsigned int cur)
         rt_unlock();
         return true;
     }
-    if (stk_sock_frozen(s->stk, &f)) {
-        int r = rt_flow_claim(&f);
-        if (r > 0) {
-            stk_sock_thaw(s->stk);
-            rt_flow_replay(&f);
-            rt_poll();
-        } else {
-            stk_sock_drop_frozen(s->stk);
-            ok = false;
-            if (!atomic_exchange(&logged, true))
-                BASE_INFO("fork", "a connection copied by fork is used by "
-                                  "another process; its copy here reports "
-                                  "EBADF (logged once)");
-        }
-    }
+    ok = rt_sock_claim(s->stk);
     if (ok)
         atomic_store(&s->epoch, cur);
     else
@@ -193,31 +177,21 @@ pl_sock_meta(struct pl_sock *s)
 void
 pl_sock_accept_wait(struct pl_sock *s, bool on, bool accept)
 {
-    int proto;
-    uint16_t port;
-    uint32_t lid;
-
     if (!rt_started() || pl_sock_state(s) != PL_SOCK_ACCEL ||
         s->type != SOCK_STREAM || !stk_sock_is_listening(s->stk))
         return;
     rt_lock();
-    if (stk_sock_service(s->stk, &proto, &port, &lid))
-        rt_serve_wait(proto, port, lid, on, accept);
+    rt_sock_accept_wait(s->stk, on, accept);
     rt_unlock();
 }
 
 void
 pl_sock_accepted(struct pl_sock *s)
 {
-    int proto;
-    uint16_t port;
-    uint32_t lid;
-
     if (!rt_started() || pl_sock_state(s) != PL_SOCK_ACCEL)
         return;
     rt_lock();
-    if (stk_sock_service(s->stk, &proto, &port, &lid))
-        rt_serve_accepted(proto, port, lid);
+    rt_sock_accepted(s->stk);
     rt_unlock();
 }
 
@@ -235,27 +209,14 @@ pl_sock_serve(struct pl_sock *s, int how)
 {
     unsigned int mark =
         atomic_load_explicit(&pl_fork_epoch, memory_order_relaxed) + 1;
-    int proto;
-    uint16_t port;
-    uint32_t lid;
 
     if (pl_sock_state(s) != PL_SOCK_ACCEL || atomic_load(&s->dead) ||
         (s->type == SOCK_STREAM && !stk_sock_is_listening(s->stk)))
         return;
     if (how == RT_SERVE_ON && atomic_load(&s->served) == mark)
         return;
-    if (how == RT_SERVE_CLOSE && s->type != SOCK_STREAM)
-        how = RT_SERVE_OFF; /* UDP: no copies are counted */
     rt_lock();
-    if (stk_sock_service(s->stk, &proto, &port, &lid)) {
-        rt_serve(s->stk, proto, port, lid, how);
-        /* Connections waiting on the queue of a listener this process
-         * closes go to a process that still serves the port (Linux's
-         * queue is shared); after an epoll removal they move only if it
-         * lasts (rt__share_export_unserved). */
-        if (how == RT_SERVE_CLOSE && s->type == SOCK_STREAM)
-            rt_migrate_out(s->stk);
-    }
+    rt_sock_serve(s->stk, how);
     rt_unlock();
     atomic_store(&s->served, how == RT_SERVE_ON ? mark : 0);
 }
@@ -308,26 +269,13 @@ static void
 sock_destroy(struct pl_fd *f)
 {
     struct pl_sock *s = (struct pl_sock *)f;
-    struct stk_flow fl;
 
     pl_ep_sock_gone(s);
     /* In a fork child on the kernel, the stack socket belongs to the
      * parent's stack: the child only forgets it. */
     if (pl_sock_state(s) == PL_SOCK_ACCEL && rt_started()) {
-        pl_sock_serve(s, RT_SERVE_CLOSE);
         rt_lock();
-        /* A connection copied by fork and never used here: the last copy
-         * is closed for real, the others are dropped silently. */
-        if (stk_sock_frozen(s->stk, &fl)) {
-            if (rt_flow_release(&fl) > 0) {
-                stk_sock_thaw(s->stk);
-                rt_flow_replay(&fl);
-            } else {
-                stk_sock_drop_frozen(s->stk);
-            }
-        }
-        stk_sock_close(s->stk);
-        rt_poll();
+        rt_sock_close(s->stk, !atomic_load(&s->dead));
         rt_unlock();
     }
     if (atomic_load(&s->kfd) >= 0)
@@ -542,17 +490,7 @@ pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
         rt_unlock();
         return 0;
     }
-    ev = stk_sock_events(s->stk, gen);
-    /* A listener also reads as ready while connections another process
-     * moved out wait for the port (rt_migrate_out). */
-    if (!(ev & EPOLLIN) && s->type == SOCK_STREAM &&
-        stk_sock_is_listening(s->stk)) {
-        int proto;
-        uint16_t port;
-        uint32_t lid;
-        if (stk_sock_service(s->stk, &proto, &port, &lid) && rt_migrants(port))
-            ev |= EPOLLIN | EPOLLRDNORM;
-    }
+    ev = rt_sock_events(s->stk, gen);
     rt_unlock();
     if (!(ev & EPOLLIN) && atomic_load(&s->kside) &&
         kernel_readable(pl_sock_kfd(s, fd)))

@@ -183,31 +183,14 @@ struct accept_arg {
     socklen_t *len;
 };
 
-/* A connection queued before a fork is a frozen copy in every process
- * (stack/fork.c): take it for this one, or, when another process accepted
- * it first, drop this copy and look at the next. */
+/* The listener may be shared by processes (a fork, an exec'd child that
+ * joined): the runtime's accept takes what they left for this one. */
 static ssize_t
 accept_op(struct stk_sock *stk, void *arg)
 {
     struct accept_arg *x = arg;
-    struct stk_flow f;
-    int rc;
 
-    for (;;) {
-        rc = stk_sock_accept(stk, &x->ns, x->a, x->len);
-        /* Nothing queued here: one another process moved out, if any. */
-        if (rc == -EAGAIN && rt_migrate_in(stk) > 0)
-            rc = stk_sock_accept(stk, &x->ns, x->a, x->len);
-        if (rc != 0 || !stk_sock_frozen(x->ns, &f))
-            return rc;
-        if (rt_flow_claim(&f) > 0) {
-            stk_sock_thaw(x->ns);
-            rt_flow_replay(&f);
-            return 0;
-        }
-        stk_sock_drop_frozen(x->ns);
-        stk_sock_close(x->ns);
-    }
+    return rt_sock_accept(stk, &x->ns, x->a, x->len);
 }
 
 /* A new fd for an accepted stack connection: a duplicate of the template

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "waitkind.h"
@@ -141,43 +142,56 @@ void rt_atfork_prepare(void);
 bool rt_atfork_parent(void);
 void rt_atfork_child(void);
 
-/** Register this process as serving a listener / UDP port (ON), or not
- *  (OFF), or declare one it does not serve yet (DECLARE): once several
- *  processes share the port, SYNs for a declared port go only to the
- *  processes that serve it. Cheap when repeated. Stack lock held. */
-/*  CLOSE: the process closed its listening socket (one copy fewer; when
- *  no process holds one any more, SYNs are refused again). */
-enum { RT_SERVE_OFF = 0, RT_SERVE_ON, RT_SERVE_DECLARE, RT_SERVE_CLOSE };
 struct stk_sock;
-void rt_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid,
-              int how);
-/** A thread of this process starts (on) or stops (off) a blocking wait
- *  for connections on the listener (accept: in accept() itself, else in
- *  poll/epoll): new connections go to waiting servers first, and for
- *  servers that block in accept() they wait for one. Stack lock held. */
-void rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on,
-                   bool accept);
-/** accept() returned a connection from that listener. */
-void rt_serve_accepted(int proto, uint16_t port, uint32_t lid);
 
-struct stk_flow;
-struct stk_sock;
-/** This process stops serving the listener l (epoll removal or close):
- *  move its waiting connections to a process that serves the port. */
-int rt_migrate_out(struct stk_sock *l);
-/** Queue on l a connection another process moved out; 1 if one came. */
-int rt_migrate_in(struct stk_sock *l);
-/** Whether moved connections wait for port (listener readiness). */
-bool rt_migrants(uint16_t port);
-/** Claim a connection copied by fork: 1 (this process has it now; thaw
- *  it, then rt_flow_replay), 0 (another process has it), -ENODEV (the
- *  port is not shared). Stack lock held. */
-int rt_flow_claim(const struct stk_flow *f);
-/** Give up this process's copy: 1 if it was the last one (now claimed:
- *  close it normally), else 0 (drop the copy). */
-int rt_flow_release(const struct stk_flow *f);
-/** Input the segments held for f while it was frozen. */
-void rt_flow_replay(const struct stk_flow *f);
+/* ---- sockets of processes that share the port (runtime/share_sock.c) ---
+ * The sharing protocol's one interface to preload: what a socket of this
+ * process does that the other processes on the port must know of. The
+ * flows, services, held segments and moved or pending connections stay
+ * behind it (docs/DESIGN.md section 5 has the state diagram). Each takes
+ * a stack socket, runs with the stack lock held and is cheap while the
+ * port is not shared. */
+
+/** Before this process first uses, after a fork, a socket that existed at
+ *  the fork: true if the socket is this process's (a connection copied by
+ *  fork is claimed: thawed, and the segments held meanwhile are input);
+ *  false if another process took the connection (the copy here is
+ *  dropped and reads as reset: report EBADF). */
+bool rt_sock_claim(struct stk_sock *s);
+
+/** accept() on listener l, which other processes may share: as
+ *  stk_sock_accept, also taking a connection another process moved out
+ *  for the port, and claiming one queued before a fork (skipping those
+ *  another process accepted first). */
+int rt_sock_accept(struct stk_sock *l, struct stk_sock **out,
+                   struct sockaddr *a, socklen_t *len);
+
+/** This process serves listener or bound UDP socket s (ON: it accepts,
+ *  polls or epolls it, or receives on it), stops (OFF: an epoll removal),
+ *  closes it (CLOSE: one copy fewer; when no process holds one any more,
+ *  SYNs are refused again; its queued connections move to a process that
+ *  serves the port), or only declares it (DECLARE: a listen(); once the
+ *  port is shared, SYNs for a declared port go only to the processes that
+ *  serve it). Nothing for other sockets. Cheap when repeated. */
+enum { RT_SERVE_OFF = 0, RT_SERVE_ON, RT_SERVE_DECLARE, RT_SERVE_CLOSE };
+void rt_sock_serve(struct stk_sock *s, int how);
+
+/** A thread of this process starts (on) or stops (off) a blocking wait
+ *  for connections on listener l (accept: in accept() itself, else in
+ *  poll/epoll): new connections go to waiting servers first, and for
+ *  servers that block in accept() they wait for one. */
+void rt_sock_accept_wait(struct stk_sock *l, bool on, bool accept);
+/** accept() returned a connection from listener l. */
+void rt_sock_accepted(struct stk_sock *l);
+
+/** stk_sock_events(s, gen), and EPOLLIN for a listener while connections
+ *  another process moved out wait for its port. */
+uint32_t rt_sock_events(struct stk_sock *s, uint32_t *gen);
+
+/** Close s (the stack socket is freed): stop serving it (served: it was
+ *  not found taken by another process), and give up a connection copied
+ *  by fork (the last copy is closed for real, the others dropped). */
+void rt_sock_close(struct stk_sock *s, bool served);
 
 /** The process is leaving without atexit handlers (_exit): close its
  *  connections (FIN or RST as close(2)), wait boundedly for their queued

@@ -220,7 +220,7 @@ const struct stk_flow_ops rt__sh_flow_ops = {.note = flow_note,
 /* ---- claiming connections copied by fork ------------------------------ */
 
 int
-rt_flow_claim(const struct stk_flow *f)
+rt__sh_flow_claim(const struct stk_flow *f)
 {
     struct sh_flow *e;
     int r = 0;
@@ -242,7 +242,7 @@ rt_flow_claim(const struct stk_flow *f)
 }
 
 int
-rt_flow_release(const struct stk_flow *f)
+rt__sh_flow_release(const struct stk_flow *f)
 {
     struct sh_flow *e;
     int r = 0;
@@ -264,7 +264,7 @@ rt_flow_release(const struct stk_flow *f)
 }
 
 void
-rt_flow_replay(const struct stk_flow *f)
+rt__sh_flow_replay(const struct stk_flow *f)
 {
     struct rte_mbuf *got[64];
     int n, from = 0;

@@ -128,7 +128,7 @@ struct sh_held {
 };
 
 /* Connections queued on a listener in one process and moved to another
- * (stack/migrate.c): see rt_migrate_out. */
+ * (stack/migrate.c): see rt__sh_migrate_out. */
 #define SH_MIG 64
 #define SH_MIG_DATA 16384
 struct sh_mig {
@@ -227,6 +227,29 @@ struct sh_flow *rt__sh_flow_insert(const struct stk_flow *f);
 void rt__sh_flow_take(struct sh_flow *e);
 void rt__sh_flow_erase(struct sh_flow *e);
 void rt__sh_ops_apply(void);
+
+/* Claim a connection copied by fork: 1 (this process has it now; thaw
+ * it, then rt__sh_flow_replay), 0 (another process has it), -ENODEV (the
+ * port is not shared). Give up this process's copy: 1 if it was the last
+ * one (now claimed: close it normally), else 0 (drop the copy). Input the
+ * segments held for f while it was frozen. Stack lock held. */
+int rt__sh_flow_claim(const struct stk_flow *f);
+int rt__sh_flow_release(const struct stk_flow *f);
+void rt__sh_flow_replay(const struct stk_flow *f);
+
+/* share_serve.c: what rt_sock_serve, rt_sock_accept_wait and
+ * rt_sock_accepted (share_sock.c) do for a service (protocol, port,
+ * listener id). Move the connections queued on l to the shared area for a
+ * process that serves the port (out), take the oldest one for l's port
+ * (in: 1 if one came), whether some wait for port. Stack lock held. */
+void rt__sh_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid,
+                  int how);
+void rt__sh_serve_wait(int proto, uint16_t port, uint32_t lid, bool on,
+                       bool accept);
+void rt__sh_serve_accepted(int proto, uint16_t port, uint32_t lid);
+int rt__sh_migrate_out(struct stk_sock *l);
+int rt__sh_migrate_in(struct stk_sock *l);
+bool rt__sh_migrants(uint16_t port);
 
 /* share_serve.c (port lock held) */
 struct sh_svc *rt__sh_svc_find(int proto, uint16_t port, bool create);

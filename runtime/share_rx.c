@@ -193,7 +193,7 @@ pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
 
 /* A SYN for a service whose servers block in accept, all busy: it waits
  * (a retransmission replaces the copy already waiting) for the next
- * server that waits (rt_serve_wait), as in a shared accept queue. */
+ * server that waits (rt__sh_serve_wait), as in a shared accept queue. */
 static void
 pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
 {

@@ -1,7 +1,7 @@
 /*
  * Services (share_int.h): (protocol, local port) -> the (process, listener
  * id) pairs that serve it: processes that accept on, poll or epoll a
- * listening socket, or receive on a UDP socket (rt_serve). And moving the
+ * listening socket, or receive on a UDP socket (rt__sh_serve). And moving the
  * connections queued on a listener one process stopped serving to a
  * process that serves the port (stack/migrate.c).
  */
@@ -129,7 +129,7 @@ rt__sh_svc_set(const struct local_svc *l, bool on)
 }
 
 void
-rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
+rt__sh_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
 {
     struct sh_svc *v;
     bool kick = false;
@@ -177,7 +177,7 @@ rt_serve_wait(int proto, uint16_t port, uint32_t lid, bool on, bool accept)
 }
 
 void
-rt_serve_accepted(int proto, uint16_t port, uint32_t lid)
+rt__sh_serve_accepted(int proto, uint16_t port, uint32_t lid)
 {
     struct sh_svc *v;
 
@@ -192,7 +192,8 @@ rt_serve_accepted(int proto, uint16_t port, uint32_t lid)
 }
 
 void
-rt_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid, int how)
+rt__sh_serve(struct stk_sock *stk, int proto, uint16_t port, uint32_t lid,
+             int how)
 {
     struct local_svc *l = NULL;
     bool shared = rt__sh != NULL && rt__sh_me >= 0;
@@ -278,8 +279,8 @@ rt__share_leave_listeners(void)
 
         if (l->proto != IPPROTO_TCP || l->stk == NULL)
             continue;
-        rt_serve(l->stk, l->proto, l->port, l->lid, RT_SERVE_OFF);
-        rt_migrate_out(l->stk);
+        rt__sh_serve(l->stk, l->proto, l->port, l->lid, RT_SERVE_OFF);
+        rt__sh_migrate_out(l->stk);
     }
     /* Its copies of every listener are closed now, as the kernel closes
      * an exiting process's fds before anything else: a port nobody holds
@@ -295,10 +296,10 @@ rt__share_leave_listeners(void)
  * connections waiting on its queue would wait for it, where Linux lets
  * any process holding the listener take them. If another process serves
  * the port, they move to the shared area; their segments are held until
- * a server imports them (rt_migrate_in), and the servers are woken so
+ * a server imports them (rt__sh_migrate_in), and the servers are woken so
  * that their listener reads as ready. Stack lock held. */
 int
-rt_migrate_out(struct stk_sock *l)
+rt__sh_migrate_out(struct stk_sock *l)
 {
     struct sh_svc *v;
     uint32_t lid;
@@ -348,7 +349,7 @@ rt_migrate_out(struct stk_sock *l)
 }
 
 bool
-rt_migrants(uint16_t port)
+rt__sh_migrants(uint16_t port)
 {
     if (!rt__shared ||
         atomic_load_explicit(&rt__sh->nmig, memory_order_relaxed) == 0)
@@ -377,14 +378,14 @@ rt__share_export_unserved(void)
         /* nginx takes listeners out of its epoll set and puts them back
          * at once (EPOLLEXCLUSIVE rotation): move only after a while. */
         if (now - l->off_ns >= UNSERVED_NS)
-            rt_migrate_out(l->stk);
+            rt__sh_migrate_out(l->stk);
     }
 }
 
 /* Take the oldest connection moved out for listener l's port and queue it
  * on l (1), or 0. Stack lock held. */
 int
-rt_migrate_in(struct stk_sock *l)
+rt__sh_migrate_in(struct stk_sock *l)
 {
     struct sh_mig *g = NULL;
     struct stk_flow f;
@@ -418,6 +419,6 @@ rt_migrate_in(struct stk_sock *l)
     if (rc < 0)
         return 0;
     BASE_STAT_INC(share_moved_in);
-    rt_flow_replay(&f);
+    rt__sh_flow_replay(&f);
     return 1;
 }
