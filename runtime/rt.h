@@ -148,7 +148,7 @@ struct stk_sock;
  * The sharing protocol's one interface to preload: what a socket of this
  * process does that the other processes on the port must know of. The
  * flows, services, held segments and moved or pending connections stay
- * behind it (docs/DESIGN.md section 5 has the state diagram). Each takes
+ * behind it (docs/DESIGN.md section 8 has the state diagram). Each takes
  * a stack socket, runs with the stack lock held and is cheap while the
  * port is not shared. */
 

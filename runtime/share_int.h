@@ -7,6 +7,8 @@
  *   share_flow.c      the flow table: reports, reservations, claims
  *   share_serve.c     services (who serves which port) and moving queued
  *                     connections between processes
+ *   share_sock.c      the interface preload calls (rt.h's rt_sock_*): the
+ *                     only way in from preload
  *   share_slot.c      process slots: liveness and cleanup of the gone
  *   share_rx.c        the poll turn: receive, dispatch, wake, sleep
  *   share_memif.c     a memif port's shared-memory maps in every process

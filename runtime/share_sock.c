@@ -8,7 +8,7 @@
  * used only through its freeze/thaw/export/import operations.
  *
  * A connection's life across processes, and which function here moves it
- * along each edge, is the state diagram in docs/DESIGN.md section 5
+ * along each edge, is the state diagram in docs/DESIGN.md section 8
  * ("A connection across processes").
  *
  * Every function runs with the stack lock held; each is cheap when the
