@@ -316,8 +316,7 @@ poll_before_sleep(void)
 static int
 port_wait_fd(int i)
 {
-    if (rt__shared && rt__port.nq > 1 && rt__port.nwait == rt__port.nq &&
-        !rt__share_watches_queue((unsigned)i))
+    if (rt__port.nwait == rt__port.nq && !rt__dp->watches_queue((unsigned)i))
         return -1;
     return rt__port.wait_fds[i];
 }
@@ -335,12 +334,10 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
 
     if (poll_before_sleep() > 0)
         return 0;
-    if (rt__shared) {
-        sefd = rt__share_sleep_begin();
-        if (sefd < 0)
-            return 0; /* frames were handed to us meanwhile */
+    if (!rt__dp->sleep_begin(&sefd))
+        return 0; /* frames were handed to us meanwhile */
+    if (sefd >= 0)
         nport++;
-    }
     t = rt_next_timer_ms();
     if (ms < 0 || t < ms)
         ms = t;
@@ -362,7 +359,7 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
         pfds = malloc(sizeof(*pfds) * (size_t)total);
         if (pfds == NULL) {
             if (sefd >= 0)
-                rt__share_sleep_end(false);
+                rt__dp->sleep_end(false);
             return -ENOMEM;
         }
     }
@@ -395,7 +392,7 @@ sleep_once(struct pollfd *extra, int nextra, int ms, const void *sigmask,
             syscall(SYS_read, pfds[nport].fd, &v, sizeof(v));
     }
     if (sefd >= 0)
-        rt__share_sleep_end(r > 0 && pfds[nport - 1].revents != 0);
+        rt__dp->sleep_end(r > 0 && pfds[nport - 1].revents != 0);
     for (int i = 0; i < nextra; i++) {
         extra[i].revents = pfds[total - nextra + i].revents;
         if (extra[i].revents != 0)
@@ -637,15 +634,13 @@ rt__sleep_port(int timeout_ms)
         n = 0; /* a timed sleep of one period */
     for (int i = 0; i < n; i++)
         pfds[i] = (struct pollfd){.fd = port_wait_fd(i), .events = POLLIN};
-    if (rt__shared) {
-        sefd = rt__share_sleep_begin();
-        if (sefd < 0)
-            return 1;
+    if (!rt__dp->sleep_begin(&sefd))
+        return 1;
+    if (sefd >= 0)
         pfds[n++] = (struct pollfd){.fd = sefd, .events = POLLIN};
-    }
     r = raw_ppoll(pfds, n, timeout_ms, NULL);
     if (sefd >= 0)
-        rt__share_sleep_end(r > 0 && pfds[n - 1].revents != 0);
+        rt__dp->sleep_end(r > 0 && pfds[n - 1].revents != 0);
     if (rt__port.wait_kind == RT__WAIT_INTR) {
         rt_lock();
         rt__port_intr_disarm();

@@ -97,7 +97,7 @@ rt_lock(void)
      * thread): its first call into the stack starts one, whatever the call
      * (a daemon that only closes its copy of a listener and waits for its
      * workers must still answer the port when they are gone). */
-    if ((rt__shared || rt__remote) && rt__port.up &&
+    if (rt__dp->progress && rt__port.up &&
         !atomic_load_explicit(&rt__progress_running, memory_order_relaxed))
         rt__progress_ensure();
 }
@@ -157,8 +157,8 @@ rt_poll_due(void)
 /* Shared port (after a fork): frames other processes dispatched here,
  * then the timers, then, with the port lock, an rx burst dispatched
  * across the processes and the tx flush (runtime/share_rx.c). */
-static int
-poll_shared(void)
+int
+rt__poll_shared(void)
 {
     uint64_t bytes = 0, now = base_now_ns();
     int n, mine;
@@ -185,8 +185,8 @@ poll_shared(void)
 /* A process that joined another's port (runtime/remote.c): the frames
  * dispatched to it, copied into its cells, then the timers and the tx
  * flush. It never receives from the port itself. */
-static int
-poll_remote(void)
+int
+rt__poll_joined(void)
 {
     uint64_t now = base_now_ns();
     int n;
@@ -242,17 +242,21 @@ rx_burst_input(uint64_t *bytes)
 int
 rt_poll(void)
 {
+    BASE_STAT_INC(polls);
+    if (!rt__port.up)
+        return 0;
+    return rt__dp->poll();
+}
+
+/* This process alone on its port: rx bursts until the ring is empty or
+ * the budget spent, then the timers and the tx flush. */
+int
+rt__poll_own(void)
+{
     uint64_t bytes = 0, now;
     uint32_t n = 0;
     uint16_t got;
 
-    BASE_STAT_INC(polls);
-    if (!rt__port.up)
-        return 0;
-    if (rt__remote)
-        return poll_remote();
-    if (rt__shared)
-        return poll_shared();
     do {
         now = base_now_ns();
         stk_clock_turn(now);

@@ -466,12 +466,7 @@ rt__tx_flush(void)
         atomic_load_explicit(&rt__tx_backlog, memory_order_relaxed) == 0 &&
         !rt__impair_tx_pending())
         return;
-    if (rt__remote)
-        rt__rm_flush();
-    else if (rt__shared)
-        rt__share_tx_flush();
-    else
-        rt__tx_flush_locked();
+    rt__dp->flush();
 }
 
 /* Frames the tx ring had no room for, oldest at head (stack lock held;
@@ -570,7 +565,7 @@ rt__tx_flush_locked(void)
     uint32_t n = rt__port.ntx, sent = 0, moved = 0;
     uint64_t bytes = 0;
     /* A memif map behind in this process (share_memif.c): no burst. */
-    int tries = rt__shared && rt__mf_stale() ? 0 : TX_RETRIES;
+    int tries = rt__mf_stale() ? 0 : TX_RETRIES;
 
     if (rt__impair_active()) {
         /* ACCEL_TEST_IMPAIR (impair_port.c): the queued frames go through

@@ -100,9 +100,8 @@ progress_main(void *arg)
              * application is polling it: it receives for everyone, so
              * this thread only looks at this process's share once a
              * period instead of waking at every frame. */
-            if (rt__shared && rt__port.nq < 2 &&
-                base_ns_since(base_now_ns(), rt__share_last_app_poll()) <
-                    period_ns) {
+            if (base_ns_since(base_now_ns(), rt__dp->others_polled_ns()) <
+                period_ns) {
                 sleep_ns(period_ns);
                 continue;
             }

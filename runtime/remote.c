@@ -143,6 +143,7 @@ rt__rm_start(int memfd, const int *efds, int slot, char *reason, size_t rn)
     rt__port.ntx = 0;
     rt__remote = true;
     rt__shared = true;
+    rt__dp_select();
     return 0;
 }
 

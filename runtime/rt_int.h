@@ -168,6 +168,45 @@ int rt__iface_lock(const char *iface, char *owner, size_t n);
 /* isnkey.c: the host-wide key of initial sequence numbers */
 void rt__isn_key_load(void);
 
+/* datapath.c: the way frames move in this process, chosen once (at start,
+ * at the fork that shares the port, at a join) instead of being tested
+ * for at every step. Every operation runs with the stack lock held. */
+struct rt__dp {
+    const char *name;
+    /** Receive and input, run the timers, send: the frames received. */
+    int (*poll)(void);
+    /** Send the frames the stack queued. */
+    void (*flush)(void);
+    /** Before a sleep: false when frames already wait (do not sleep);
+     *  else *fd is an extra fd to wait on (or -1), and sleep_end follows
+     *  with whether it fired. */
+    bool (*sleep_begin)(int *fd);
+    void (*sleep_end)(bool woken);
+    /** Whether a sleeper here waits on the port's queue q. */
+    bool (*watches_queue)(unsigned q);
+    /** When an application thread of any process on the port last polled
+     *  it (0: only this process's polls count). */
+    uint64_t (*others_polled_ns)(void);
+    /** At exit, before the connections close: hand the connections queued
+     *  on shared listeners to the processes that still serve them. */
+    void (*leave)(void);
+    /** The stack's link operations (stk_link_ops): where its frames go. */
+    uint8_t *(*tx_alloc)(void *ctx, uint16_t len, void **handle);
+    void (*tx_send)(void *ctx, void *handle, uint16_t len);
+    /** After stk_init: what the stack must report from the start. */
+    void (*stack_up)(void);
+    /** The port must be polled even when no application thread does (other
+     *  processes' frames pass through it): a progress thread runs. */
+    bool progress;
+};
+/** own port (one process), shared port (a fork family), joined (an
+ *  exec'd process on its owner's port). */
+extern const struct rt__dp rt__dp_own, rt__dp_shared, rt__dp_joined;
+extern const struct rt__dp *rt__dp;
+/** Choose rt__dp again from rt__shared and rt__remote, after either
+ *  changed. */
+void rt__dp_select(void);
+
 /* share.c: several processes on the port (after the first fork) */
 extern bool rt__shared;
 /* This process joined another's port (share_join.c, remote.c). */
@@ -248,6 +287,10 @@ void rt__progress_ensure(void);
 void rt__progress_atfork_child(void);
 
 /* loop.c */
+/** rt__dp's poll of each data path. */
+int rt__poll_own(void);
+int rt__poll_shared(void);
+int rt__poll_joined(void);
 /** This poll should send the queued frames (rt_tx_defer). */
 bool rt__tx_due(void);
 void rt__loop_reset(void);

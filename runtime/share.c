@@ -343,6 +343,7 @@ region_create(void)
     rt__sh_port_unlock();
     stk_set_flow_ops(&rt__sh_flow_ops);
     rt__shared = true;
+    rt__dp_select();
     BASE_INFO("share",
               "the port is shared from now on (%zu KB of shared state, "
               "mostly unused until touched)",
@@ -558,6 +559,7 @@ rt__share_exit(void)
     rt__stash_move(NULL);
     rt__sh_port_unlock();
     rt__shared = false;
+    rt__dp_select();
     stk_set_flow_ops(NULL);
     return last; /* a joined process never closes the owner's port */
 }

@@ -376,7 +376,7 @@ rt_mf_munmap(void *addr, size_t len)
 bool
 rt__mf_stale(void)
 {
-    return mf_on && !mf_first &&
+    return rt__shared && mf_on && !mf_first &&
            (mf_broken || atomic_load_explicit(&rt__sh->mf_gen,
                                               memory_order_acquire) != mf_gen);
 }

@@ -244,8 +244,7 @@ port_close_at_exit(void)
             /* Close what the application left open, as Linux would at
              * exit (stack/exit.c); first, the connections queued on the
              * listeners this process shares go to the others. */
-            if (rt__shared)
-                rt__share_leave_listeners();
+            rt__dp->leave();
             stk_close_all_at_exit();
             rt__tx_send_all();
             linger_at_exit();
@@ -306,13 +305,8 @@ start_stack(struct stk_netif_cfg *nc)
     nc->netmask = base_cfg.ip_mask;
     nc->gateway = base_cfg.gw_addr;
     nc->mtu = (uint16_t)base_cfg.mtu;
-    if (rt__remote) {
-        nc->link.tx_alloc = rt__rm_tx_alloc;
-        nc->link.tx_send = rt__rm_tx_send;
-    } else {
-        nc->link.tx_alloc = rt__tx_alloc;
-        nc->link.tx_send = rt__tx_send;
-    }
+    nc->link.tx_alloc = rt__dp->tx_alloc;
+    nc->link.tx_send = rt__dp->tx_send;
     nc->link.ctx = NULL;
     rc = rt__impair_start();
     if (rc != 0)
@@ -327,8 +321,8 @@ start_stack(struct stk_netif_cfg *nc)
         stk_tcp_configure(&tc); /* both in range: checked by base_cfg */
     }
     rc = stk_init(nc);
-    if (rc == 0 && rt__remote)
-        rt__rm_stack_up();
+    if (rc == 0)
+        rt__dp->stack_up();
     rt_unlock();
     if (rc != 0) {
         BASE_ERR("start", "the stack did not start: %s", strerror(-rc));
