@@ -20,6 +20,7 @@
 #include "libc.h"
 #include "pl.h"
 #include "rt.h"
+#include "sock.h"
 
 atomic_bool pl__ready;
 atomic_uint pl_fork_epoch;
@@ -56,6 +57,7 @@ pl_init(void)
     if (pl_libc_resolve_all() == 0 &&
         pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0) {
         pl_signals_init();
+        pl_sock_init();
         atomic_store(&pl__ready, true);
     }
     errno = saved;

@@ -292,6 +292,14 @@ sock_notify(void *ctx, uint32_t events)
     rt_wakeup();
 }
 
+/* The one readiness callback of every stack socket (its context is the
+ * pl_sock), registered before the first socket. */
+void
+pl_sock_init(void)
+{
+    stk_set_notify(sock_notify);
+}
+
 struct pl_sock *
 pl_sock_new(int type, bool nonblock)
 {
@@ -320,10 +328,10 @@ pl_sock_new_accepted(struct stk_sock *stk, bool nonblock)
     atomic_store_explicit(&s->state, PL_SOCK_ACCEL, memory_order_release);
     /* Under the stack lock, once s is complete: the connection is live in
      * the stack, and any thread's rt_poll may run its callbacks, which
-     * read the notify pointer and then s (found by ThreadSanitizer with a
+     * read the socket's context and then s (found by ThreadSanitizer with a
      * thread-per-connection server). */
     rt_lock();
-    stk_sock_set_notify(stk, sock_notify, s);
+    stk_sock_set_ctx(stk, s);
     rt_unlock();
     return s;
 }
@@ -359,7 +367,7 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
     rt_lock();
     rc = stk_sock_create(s->type, &stk);
     if (rc == 0) {
-        stk_sock_set_notify(stk, sock_notify, s);
+        stk_sock_set_ctx(stk, s);
         for (int i = 0; i < s->nopts; i++)
             stk_sock_setsockopt(stk, s->opts[i].level, s->opts[i].name,
                                 s->opts[i].val, s->opts[i].len);

@@ -121,6 +121,9 @@ bool pl_sock_candidate(int domain, int type, int protocol);
 /** The stack's addressing from the configuration. */
 void pl_sock_net(struct pl_net *net);
 
+/** At library start: the stack's readiness callback. */
+void pl_sock_init(void);
+
 /** New UNDECIDED object with one reference; NULL on ENOMEM. */
 struct pl_sock *pl_sock_new(int type, bool nonblock);
 

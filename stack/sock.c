@@ -76,10 +76,17 @@ stk_sock_create(int type, struct stk_sock **out)
     return 0;
 }
 
+static stk_notify_fn notify_fn;
+
 void
-stk_sock_set_notify(struct stk_sock *s, stk_notify_fn fn, void *ctx)
+stk_set_notify(stk_notify_fn fn)
 {
-    s->notify = fn;
+    notify_fn = fn;
+}
+
+void
+stk_sock_set_ctx(struct stk_sock *s, void *ctx)
+{
     s->notify_ctx = ctx;
 }
 
@@ -88,7 +95,7 @@ stk_sock_close(struct stk_sock *s)
 {
     if (s == NULL)
         return;
-    s->notify = NULL;
+    s->notify_ctx = NULL;
     if (s->type == SOCK_STREAM)
         stk__tcp_close(s);
     else
@@ -112,8 +119,8 @@ stk__changed(struct stk_sock *s, bool ev_new)
 {
     if (ev_new)
         s->gen++;
-    if (s->notify != NULL)
-        s->notify(s->notify_ctx, stk_sock_events(s, NULL));
+    if (s->notify_ctx != NULL && notify_fn != NULL)
+        notify_fn(s->notify_ctx, stk_sock_events(s, NULL));
 }
 
 /* ---- addresses ------------------------------------------------------------

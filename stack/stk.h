@@ -116,14 +116,18 @@ int stk_pending_output(bool peer_fin);
 
 struct stk_sock;
 
-/** Readiness callback: called (stack lock held) whenever the socket's
- *  events may have changed. Must not call back into the stack. */
+/** The readiness callback, one for every socket: called (stack lock held)
+ *  whenever the events of a socket that has a context (stk_sock_set_ctx)
+ *  may have changed, with that context. Must not call back into the
+ *  stack. Registered once, before the first socket; NULL: none. */
 typedef void (*stk_notify_fn)(void *ctx, uint32_t events);
+void stk_set_notify(stk_notify_fn fn);
 
 /** type: SOCK_STREAM or SOCK_DGRAM (no flags). */
 int stk_sock_create(int type, struct stk_sock **out);
 
-void stk_sock_set_notify(struct stk_sock *s, stk_notify_fn fn, void *ctx);
+/** What the readiness callback gets for s; NULL (a new socket's): none. */
+void stk_sock_set_ctx(struct stk_sock *s, void *ctx);
 
 int stk_sock_bind(struct stk_sock *s, const struct sockaddr *addr,
                   socklen_t len);

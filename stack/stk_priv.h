@@ -64,8 +64,7 @@ struct stk_sock {
     } pcb; /* NULL once lwIP freed it (tcp: ext arg destroy callback);
               NULL while listening: the listener group holds the pcb */
 
-    stk_notify_fn notify;
-    void *notify_ctx;
+    void *notify_ctx; /* what the readiness callback gets (stk_set_notify) */
     uint32_t gen;
     int err; /* pending SO_ERROR, positive errno, 0 = none */
 

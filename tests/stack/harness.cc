@@ -269,6 +269,7 @@ Lab::SetUp()
     cfg.link.tx_alloc = &Lab::tx_alloc;
     cfg.link.tx_send = &Lab::tx_send;
     ASSERT_EQ(stk_init(&cfg), 0);
+    stk_set_notify(&Lab::notify);
     advance(100);
     drain();
     base_blocks_ = stk_test_mem_blocks();
@@ -382,7 +383,7 @@ Lab::tcp_sock()
 {
     stk_sock *s = nullptr;
     EXPECT_EQ(stk_sock_create(SOCK_STREAM, &s), 0);
-    stk_sock_set_notify(s, &Lab::notify, nullptr);
+    stk_sock_set_ctx(s, this);
     socks_.push_back(s);
     return s;
 }

@@ -95,7 +95,7 @@ TEST_F(Icmp, port_unreachable_reaches_connected_socket_as_linux)
     uint32_t g0 = 0, g1 = 0;
     stk_sock_events(s, &g0);
     int calls = notify_calls_;
-    stk_sock_set_notify(s, &Lab::notify, nullptr);
+    stk_sock_set_ctx(s, this);
     inject_icmp(icmp_about(3, 3, port, 7009));
     EXPECT_TRUE(drain().empty()); // nothing answers an ICMP error
     uint32_t ev = stk_sock_events(s, &g1);
