@@ -315,7 +315,10 @@ def failed_row(ncols, *cells):
 
 def commit_note(meta):
     """The .md's line naming the commit the run measured (meta "commit")."""
-    return ["At commit %s." % meta["commit"], ""] if meta.get("commit") else []
+    if not meta.get("commit"):
+        return []
+    lib = meta.get("accel_library")
+    return ["At commit %s%s." % (meta["commit"], " (library measured: `%s`)" % lib if lib else ""), ""]
 
 
 def smoke_note(meta):

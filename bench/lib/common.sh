@@ -13,6 +13,21 @@
 BENCH_LIB=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 CPURUN=$BENCH_LIB/cpurun.py
 
+# What is measured: the build tree's accel-run and libaccel.so (build/, as
+# the integration tests use them), brought up to date with the checked-out
+# tree first, so that the figures belong to the commit the result file
+# names; the installed ones only without a build tree, or when
+# IT_ACCEL_RUN / ACCEL_LIBRARY name others.
+BENCH_REPO=$(cd "$BENCH_LIB/../.." && pwd)
+if [[ -z ${IT_ACCEL_RUN:-}${ACCEL_LIBRARY:-} && -f $BENCH_REPO/build/build.ninja ]]; then
+    if ! ninja -C "$BENCH_REPO/build" accel accel-run >/dev/null; then
+        echo "run.sh: the build tree does not build (ninja -C $BENCH_REPO/build)" >&2
+        exit 1
+    fi
+    export IT_ACCEL_RUN=$BENCH_REPO/build/tools/accel-run
+    export ACCEL_LIBRARY=$BENCH_REPO/build/preload/libaccel.so
+fi
+
 # Options every benchmark takes (defaults). --smoke sets DUR to SMOKE_DUR,
 # which a benchmark may change before it parses its options.
 DUR=10
@@ -81,10 +96,11 @@ bench_files() {
 meta() { printf '%s\t%s\n' "$1" "$2" >>"$META"; }
 
 # meta_commit: the commit measured, "-modified" when the tree differs
-# from it (what a result file's figures belong to).
+# from it (what a result file's figures belong to), and the library run.
 meta_commit() {
     meta commit "$(git -C "$BENCH_LIB" rev-parse --short HEAD 2>/dev/null)$(
         git -C "$BENCH_LIB" diff --quiet HEAD 2>/dev/null || echo -modified)"
+    meta accel_library "${ACCEL_LIBRARY:-$(dirname "$(dirname "$ACCEL_RUN")")/lib/libaccel.so}"
 }
 
 # meta_conditions: the conditions every benchmark records at its start.
