@@ -273,6 +273,8 @@ rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
         return rc;
     }
     rt__port.up = true;
+    if (info.driver_name != NULL && strstr(info.driver_name, "memif"))
+        rt__mf_own_arm();
     /* Groups the stack joins (IGMP) have no per-group MAC filter: take
      * every multicast frame. PMDs without the call are fine (af_xdp and
      * af_packet on veth receive them anyway). */

@@ -227,6 +227,11 @@ void rt__mf_child(void);
 bool rt__mf_stale(void);
 /** Port lock not held: fetch and make the maps (rate-limited). */
 void rt__mf_refresh(void);
+/** A memif port of this process alone: its interrupt thread's callbacks
+ *  run holding the stack lock (they unmap the rings a burst reads), until
+ *  rt__mf_own_closing (the port's close at exit waits for them). */
+void rt__mf_own_arm(void);
+void rt__mf_own_closing(void);
 /** Only the process with the control channel may close a memif port. */
 bool rt__mf_may_close(void);
 /** When an application thread of any process last polled the port. */

@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -86,6 +87,19 @@ static uint64_t mf_next_try_ns;
 static int mf_lfd = -1;
 static struct rte_intr_handle *mf_ih;
 static __thread bool mf_in_cb; /* interrupt thread, port lock held */
+
+/* A memif port of this process alone (rt__mf_own_arm; a fork that shares
+ * it hands over to mf_first): its interrupt thread runs the PMD's
+ * callbacks holding the stack lock, under which every burst runs. The
+ * callbacks of a peer's disconnect unmap the rings, and a burst running
+ * meanwhile (a server spinning in recv) read the unmapped memory:
+ * SIGSEGV in librte_net_memif, about one sockperf run in 40 when its
+ * client exits. At exit the port is closed holding the stack lock, and
+ * the close waits for those callbacks: from then on (mf_own_closing) they
+ * run without it, as DPDK runs them. */
+static bool mf_own;
+static _Atomic bool mf_own_closing;
+static __thread bool mf_own_held; /* interrupt thread, stack lock held */
 
 static bool
 is_memif(void)
@@ -226,8 +240,13 @@ fail:;
 void
 rt__mf_child(void)
 {
-    if (!mf_on)
+    /* The parent's interrupt thread is not in the child. */
+    mf_own = false;
+    mf_own_held = false;
+    if (!mf_on) {
+        atomic_store(&rt_mf_armed, false);
         return;
+    }
     if (mf_first) {
         for (int i = 0; i < mf_n; i++) {
             syscall(SYS_close, mf_fd[i]);
@@ -262,6 +281,10 @@ rt_mf_intr_thread(void)
 void
 rt_mf_wait_begin(void)
 {
+    if (mf_own_held) {
+        mf_own_held = false;
+        rt_unlock();
+    }
     if (!mf_in_cb)
         return;
     mf_in_cb = false;
@@ -271,10 +294,39 @@ rt_mf_wait_begin(void)
 void
 rt_mf_wait_end(int n)
 {
-    if (n <= 0 || !mf_first)
+    struct timespec ts = {0, 20000};
+
+    if (n <= 0)
         return;
-    rt__sh_port_lock();
-    mf_in_cb = true;
+    if (mf_first) {
+        rt__sh_port_lock();
+        mf_in_cb = true;
+        return;
+    }
+    if (!mf_own)
+        return;
+    /* Not a blocking lock: the port's close at exit holds it and waits
+     * for these callbacks. */
+    while (!rt__trylock()) {
+        if (atomic_load(&mf_own_closing))
+            return;
+        nanosleep(&ts, NULL);
+    }
+    mf_own_held = true;
+}
+
+void
+rt__mf_own_arm(void)
+{
+    mf_own = true;
+    atomic_store(&mf_own_closing, false);
+    atomic_store(&rt_mf_armed, true);
+}
+
+void
+rt__mf_own_closing(void)
+{
+    atomic_store(&mf_own_closing, true);
 }
 
 bool

@@ -250,6 +250,7 @@ port_close_at_exit(void)
             linger_at_exit();
             rt__impair_exit();
             if (rt__share_exit() && rt__mf_may_close()) {
+                rt__mf_own_closing();
                 rt__port_close(port_id);
                 rte_eth_dev_close(port_id);
             }
