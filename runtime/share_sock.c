@@ -130,9 +130,11 @@ rt_sock_events(struct stk_sock *s, uint32_t *gen)
     uint32_t lid;
 
     /* A listener also reads as ready while connections another process
-     * moved out wait for its port (rt__sh_migrate_out). */
-    if (!(ev & EPOLLIN) && stk_sock_service(s, &proto, &port, &lid) &&
-        proto == IPPROTO_TCP && rt__sh_migrants(port))
+     * moved out wait for its port (rt__sh_migrate_out). Every look of
+     * epoll comes here: nothing more while the port is not shared. */
+    if (!(ev & EPOLLIN) && rt__shared &&
+        stk_sock_service(s, &proto, &port, &lid) && proto == IPPROTO_TCP &&
+        rt__sh_migrants(port))
         ev |= EPOLLIN | EPOLLRDNORM;
     return ev;
 }
