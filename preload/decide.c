@@ -12,6 +12,7 @@
 
 #include <netinet/in.h>
 #include <stddef.h>
+#include <string.h>
 
 bool
 pl_addr_routable(uint32_t addr, const struct pl_net *net)
@@ -69,4 +70,74 @@ pl_route_connect(const struct sockaddr *addr, socklen_t len,
     if (!pl_addr_routable(sin->sin_addr.s_addr, net))
         return PL_ROUTE_KERNEL;
     return PL_ROUTE_ACCEL;
+}
+
+/* ---- AF_INET6 sockets: Linux's inet6_bind, tcp_v6_connect,
+ * ip6_datagram_connect and udpv6_sendmsg take these forms. */
+
+#define SIN6_LEN_RFC2133 24 /* sockaddr_in6 without sin6_scope_id */
+
+enum pl_in6
+pl_in6_view(const struct sockaddr *a, socklen_t len, bool v6only, bool dgram,
+            struct sockaddr_in *v4)
+{
+    struct sockaddr_in6 s6;
+    const uint8_t *b;
+
+    if (a == NULL)
+        return PL_IN6_ASIS;
+    if (len < (socklen_t)offsetof(struct sockaddr, sa_data))
+        return PL_IN6_BAD;
+    if (a->sa_family == AF_UNSPEC)
+        return PL_IN6_ASIS;
+    if (a->sa_family == AF_INET) {
+        if (!dgram || v6only || len < (socklen_t)sizeof(*v4))
+            return PL_IN6_BAD;
+        memcpy(v4, a, sizeof(*v4));
+        return PL_IN6_V4;
+    }
+    if (a->sa_family != AF_INET6 || len < SIN6_LEN_RFC2133)
+        return PL_IN6_BAD;
+    memset(&s6, 0, sizeof(s6));
+    memcpy(&s6, a, SIN6_LEN_RFC2133);
+    b = s6.sin6_addr.s6_addr;
+    memset(v4, 0, sizeof(*v4));
+    v4->sin_family = AF_INET;
+    v4->sin_port = s6.sin6_port;
+    if (IN6_IS_ADDR_V4MAPPED(&s6.sin6_addr)) {
+        if (v6only)
+            return PL_IN6_BAD;
+        memcpy(&v4->sin_addr, b + 12, 4);
+        return PL_IN6_V4;
+    }
+    if (IN6_IS_ADDR_UNSPECIFIED(&s6.sin6_addr))
+        return v6only ? PL_IN6_NATIVE : PL_IN6_V4;
+    return PL_IN6_NATIVE;
+}
+
+void
+pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out, socklen_t *len)
+{
+    struct sockaddr_in6 s6;
+
+    memset(&s6, 0, sizeof(s6));
+    s6.sin6_family = AF_INET6;
+    s6.sin6_port = v4->sin_port;
+    if (v4->sin_addr.s_addr != htonl(INADDR_ANY)) {
+        s6.sin6_addr.s6_addr[10] = 0xff;
+        s6.sin6_addr.s6_addr[11] = 0xff;
+        memcpy(&s6.sin6_addr.s6_addr[12], &v4->sin_addr, 4);
+    }
+    if (out != NULL)
+        memcpy(out, &s6, *len < sizeof(s6) ? *len : sizeof(s6));
+    *len = sizeof(s6);
+}
+
+bool
+pl_in6_native(const struct sockaddr *a, socklen_t len)
+{
+    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)a;
+
+    return a != NULL && len >= SIN6_LEN_RFC2133 && a->sa_family == AF_INET6 &&
+           !IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #ifdef __cplusplus
@@ -42,6 +43,37 @@ enum pl_route pl_route_bind(const struct sockaddr *addr, socklen_t len,
  *  DNS (port 53) and unroutable destinations stay on the kernel. */
 enum pl_route pl_route_connect(const struct sockaddr *addr, socklen_t len,
                                const struct pl_net *net);
+
+/* ---- AF_INET6 sockets --------------------------------------------------- */
+
+/** What an address given to an AF_INET6 socket is, for the stack. */
+enum pl_in6 {
+    PL_IN6_V4,     /* an IPv4 address, in *v4: ::ffff:a.b.c.d, :: on a
+                      dual-stack socket (0.0.0.0), or a sockaddr_in that
+                      Linux takes on a dual-stack datagram socket */
+    PL_IN6_NATIVE, /* a native IPv6 address (::1 and link-local included),
+                      or :: on an IPV6_V6ONLY socket */
+    PL_IN6_BAD,    /* Linux refuses it (family, length, a mapped address on
+                      an IPV6_V6ONLY socket): the kernel socket answers */
+    PL_IN6_ASIS,   /* no address or AF_UNSPEC: used as given */
+};
+
+/** The IPv4 view of the address a (length len) given to an AF_INET6
+ *  socket: v6only is its IPV6_V6ONLY, dgram true for UDP (whose connect
+ *  and sendto take a sockaddr_in too). */
+enum pl_in6 pl_in6_view(const struct sockaddr *a, socklen_t len, bool v6only,
+                        bool dgram, struct sockaddr_in *v4);
+
+/** The address an AF_INET6 socket reports for the IPv4 address v4:
+ *  0.0.0.0 as ::, others as ::ffff:a.b.c.d. Copies at most *len bytes of
+ *  the sockaddr_in6 to out and sets *len to its full size (Linux's
+ *  truncation). out NULL: only *len is set. */
+void pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out,
+                  socklen_t *len);
+
+/** True when a names a native IPv6 address (not ::ffff:0:0/96); len
+ *  checked. */
+bool pl_in6_native(const struct sockaddr *a, socklen_t len);
 
 #ifdef __cplusplus
 }

@@ -10,24 +10,27 @@
 #include "log.h"
 #include "rt.h"
 
-static int template_fd = -1; /* atomic; among the runtime's high fds */
+/* One template per family (AF_INET, AF_INET6): atomic; among the
+ * runtime's high fds. */
+static int template_fds[2] = {-1, -1};
 
 static int
-template_get(void)
+template_get(int family)
 {
-    int t = __atomic_load_n(&template_fd, __ATOMIC_ACQUIRE), k, expect = -1;
+    int *slot = &template_fds[family == AF_INET6];
+    int t = __atomic_load_n(slot, __ATOMIC_ACQUIRE), k, expect = -1;
 
     if (t >= 0)
         return t;
-    k = libc_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    k = libc_socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (k < 0)
         return -errno;
     t = rt_fd_dup_high(k);
     libc_close(k);
     if (t < 0)
         return t;
-    if (!__atomic_compare_exchange_n(&template_fd, &expect, t, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_compare_exchange_n(slot, &expect, t, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
         libc_close(t); /* another thread made one first */
         t = expect;
     }
@@ -35,10 +38,10 @@ template_get(void)
 }
 
 int
-pl_kfile_shared(int flags)
+pl_kfile_shared(int family, int flags)
 {
     int cmd = (flags & SOCK_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD;
-    int t = template_get(), nfd;
+    int t = template_get(family), nfd;
 
     if (t < 0)
         return t;
@@ -48,9 +51,9 @@ pl_kfile_shared(int flags)
     if (errno != EBADF)
         return -errno;
     /* The application closed every fd (closefrom): make a new one. */
-    __atomic_compare_exchange_n(&template_fd, &t, -1, false, __ATOMIC_ACQ_REL,
-                                __ATOMIC_ACQUIRE);
-    t = template_get();
+    __atomic_compare_exchange_n(&template_fds[family == AF_INET6], &t, -1,
+                                false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    t = template_get(family);
     if (t < 0)
         return t;
     nfd = libc_fcntl(t, cmd, 0);
@@ -69,7 +72,7 @@ pl_kfile_own(struct pl_sock *s, int fd)
     if (!atomic_load(&s->kshared))
         goto out;
     fdfl = libc_fcntl(fd, F_GETFD, 0);
-    k = libc_socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    k = libc_socket(s->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fdfl < 0 || k < 0) {
         rc = -errno;
         if (k >= 0)

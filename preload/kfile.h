@@ -5,8 +5,8 @@
  * application's, and fstat, exec inheritance and close-on-exec are the
  * kernel's). An accepted connection lives in the stack, so its descriptor
  * needs no socket of its own: it is a duplicate of one per-process
- * template (an unconnected TCP socket), which costs a dup instead of a
- * socket() and a TCP close per connection (2.4 us here, 20 % of the
+ * template of its family (an unconnected TCP socket), which costs a dup instead
+ * of a socket() and a TCP close per connection (2.4 us here, 20 % of the
  * server's CPU with a connection per request).
  *
  * Nothing may change the template's state where another socket could see
@@ -24,8 +24,9 @@
 
 #include "sock.h"
 
-/** A new descriptor on the template (flags: SOCK_CLOEXEC), or -errno. */
-int pl_kfile_shared(int flags);
+/** A new descriptor on the template of family (AF_INET or AF_INET6;
+ *  flags: SOCK_CLOEXEC), or -errno. */
+int pl_kfile_shared(int family, int flags);
 
 /** Give s, known at fd, a kernel socket of its own if it still shares the
  *  template. On failure s keeps the template (logged once). */

@@ -168,8 +168,27 @@ ready(struct pl_net *net)
     pl_sock_net(net);
 }
 
+/* Why a decision that said kernel did: the rule that hit, or the
+ * built-in reason for the address. */
+static void
+set_why(enum pl_why *why, enum pl_route r, bool bind, const struct sockaddr *a,
+        const struct pl_rule *hit)
+{
+    if (why == NULL || r != PL_ROUTE_KERNEL)
+        return;
+    if (hit != NULL && hit->action == PL_RULE_KERNEL)
+        *why = PL_WHY_rule;
+    else if (bind)
+        *why = PL_WHY_local_addr;
+    else if (((const struct sockaddr_in *)a)->sin_port == htons(53))
+        *why = PL_WHY_dns;
+    else
+        *why = PL_WHY_dest;
+}
+
 enum pl_route
-pl_sock_route_bind(int type, int fd, const struct sockaddr *a, socklen_t len)
+pl_sock_route_bind(int type, int fd, const struct sockaddr *a, socklen_t len,
+                   enum pl_why *why)
 {
     const struct pl_rule *hit;
     struct pl_net net;
@@ -178,20 +197,22 @@ pl_sock_route_bind(int type, int fd, const struct sockaddr *a, socklen_t len)
     ready(&net);
     r = pl_rules_route_bind(&rules, type, a, len, &net, NULL, &hit);
     log_hit(fd, type == SOCK_STREAM ? "listen" : "udp-recv", a, hit, r);
+    set_why(why, r, true, a, hit);
     return r;
 }
 
 enum pl_route
-pl_sock_route_listen(int fd)
+pl_sock_route_listen(int fd, enum pl_why *why)
 {
     struct sockaddr_in any = {.sin_family = AF_INET};
 
     return pl_sock_route_bind(SOCK_STREAM, fd, (struct sockaddr *)&any,
-                              sizeof(any));
+                              sizeof(any), why);
 }
 
 enum pl_route
-pl_sock_route_connect(int type, int fd, const struct sockaddr *a, socklen_t len)
+pl_sock_route_connect(int type, int fd, const struct sockaddr *a, socklen_t len,
+                      enum pl_why *why)
 {
     const struct pl_rule *hit;
     struct pl_net net;
@@ -200,5 +221,6 @@ pl_sock_route_connect(int type, int fd, const struct sockaddr *a, socklen_t len)
     ready(&net);
     r = pl_rules_route_connect(&rules, type, a, len, &net, NULL, &hit);
     log_hit(fd, type == SOCK_STREAM ? "connect" : "udp-send", a, hit, r);
+    set_why(why, r, false, a, hit);
     return r;
 }

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 
 #include "decide.h"
+#include "why.h"
 
 /** Load the rules (ACCEL_RULES, or the system file when that is unset and
  *  the file exists). False when the file could not be read or parsed:
@@ -21,17 +22,19 @@
 bool pl_rules_ok(void);
 
 /** bind(a) of an undecided socket of type SOCK_STREAM (role listen) or
- *  SOCK_DGRAM (role udp-recv). fd is for the debug log only. */
+ *  SOCK_DGRAM (role udp-recv). fd is for the debug log only. a is an
+ *  AF_INET address (or one the kernel must judge). For PL_ROUTE_KERNEL,
+ *  *why (if why is not NULL) says why. */
 enum pl_route pl_sock_route_bind(int type, int fd, const struct sockaddr *a,
-                                 socklen_t len);
+                                 socklen_t len, enum pl_why *why);
 
 /** listen() on an unbound undecided TCP socket (role listen, local
  *  0.0.0.0:0): PL_ROUTE_ACCEL_ANY or PL_ROUTE_KERNEL. */
-enum pl_route pl_sock_route_listen(int fd);
+enum pl_route pl_sock_route_listen(int fd, enum pl_why *why);
 
 /** connect(a) (role connect or udp-send) or sendto(a) (udp-send) of a
  *  socket of type `type`. fd < 0: not logged (per-datagram checks). */
 enum pl_route pl_sock_route_connect(int type, int fd, const struct sockaddr *a,
-                                    socklen_t len);
+                                    socklen_t len, enum pl_why *why);
 
 #endif /* ACCEL_PL_ROUTE_H */

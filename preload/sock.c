@@ -244,16 +244,24 @@ configured(void)
 }
 
 bool
-pl_sock_candidate(int domain, int type, int protocol)
+pl_sock_candidate(int domain, int type, int protocol, enum pl_why *why)
 {
     int base = type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-    if (domain != AF_INET)
+    *why = PL_WHY_COUNT;
+    if (domain != AF_INET && domain != AF_INET6)
         return false;
-    if (base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP))
-        return configured() && base_cfg.tcp;
-    if (base == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP))
-        return configured() && base_cfg.udp;
+    if (!configured())
+        return false;
+    if (base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP)) {
+        *why = base_cfg.tcp ? PL_WHY_COUNT : PL_WHY_config;
+        return base_cfg.tcp;
+    }
+    if (base == SOCK_DGRAM && (protocol == 0 || protocol == IPPROTO_UDP)) {
+        *why = base_cfg.udp ? PL_WHY_COUNT : PL_WHY_config;
+        return base_cfg.udp;
+    }
+    *why = PL_WHY_type;
     return false;
 }
 
@@ -301,7 +309,7 @@ pl_sock_init(void)
 }
 
 struct pl_sock *
-pl_sock_new(int type, bool nonblock)
+pl_sock_new(int family, int type, bool nonblock)
 {
     struct pl_sock *s = calloc(1, sizeof(*s));
 
@@ -310,6 +318,7 @@ pl_sock_new(int type, bool nonblock)
     pl_fd_init(&s->hdr, PL_FD_SOCK, sock_destroy);
     pthread_mutex_init(&s->mu, NULL);
     s->type = type;
+    s->family = family;
     atomic_init(&s->state, PL_SOCK_UNDECIDED);
     atomic_init(&s->nonblock, nonblock);
     atomic_init(&s->kfd, -1);
@@ -317,12 +326,14 @@ pl_sock_new(int type, bool nonblock)
 }
 
 struct pl_sock *
-pl_sock_new_accepted(struct stk_sock *stk, bool nonblock)
+pl_sock_new_accepted(const struct pl_sock *l, struct stk_sock *stk,
+                     bool nonblock)
 {
-    struct pl_sock *s = pl_sock_new(SOCK_STREAM, nonblock);
+    struct pl_sock *s = pl_sock_new(l->family, SOCK_STREAM, nonblock);
 
     if (s == NULL)
         return NULL;
+    atomic_init(&s->v6only, atomic_load(&l->v6only));
     s->stk = stk;
     s->epoch = atomic_load(&pl_fork_epoch);
     atomic_store_explicit(&s->state, PL_SOCK_ACCEL, memory_order_release);
@@ -351,6 +362,113 @@ kernel_nonblock(int fd, bool on)
             (unsigned long)(on ? (fl | O_NONBLOCK) : (fl & ~O_NONBLOCK)));
 }
 
+/* IPV6_V6ONLY of the kernel socket: what the application set, or
+ * net.ipv6.bindv6only's default. */
+static bool
+kernel_v6only(int fd)
+{
+    int v = 0;
+    socklen_t len = sizeof(v);
+
+    return libc_getsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v, &len) == 0 &&
+           v != 0;
+}
+
+bool
+pl_sock_v6only(struct pl_sock *s, int fd)
+{
+    if (s->family != AF_INET6)
+        return false;
+    return pl_sock_state(s) == PL_SOCK_UNDECIDED ? kernel_v6only(fd)
+                                                 : atomic_load(&s->v6only);
+}
+
+enum pl_in6
+pl_sock_v4(struct pl_sock *s, int fd, const struct sockaddr **a, socklen_t *len,
+           struct sockaddr_in *v4)
+{
+    enum pl_in6 k;
+
+    if (s->family != AF_INET6)
+        return PL_IN6_ASIS;
+    k = pl_in6_view(*a, *len, pl_sock_v6only(s, fd), s->type == SOCK_DGRAM, v4);
+    if (k == PL_IN6_V4) {
+        *a = (const struct sockaddr *)v4;
+        *len = sizeof(*v4);
+    }
+    return k;
+}
+
+void
+pl_sock_name_out(const struct pl_sock *s, const struct sockaddr_in *v4,
+                 struct sockaddr *out, socklen_t *len)
+{
+    if (s->family == AF_INET6) {
+        pl_in6_from4(v4, out, len);
+        return;
+    }
+    if (out != NULL)
+        memcpy(out, v4, *len < sizeof(*v4) ? *len : sizeof(*v4));
+    *len = sizeof(*v4);
+}
+
+enum pl_route
+pl_sock_decide_remote(struct pl_sock *s, int fd, enum pl_in6 k,
+                      const struct sockaddr *a, socklen_t len, const char *call,
+                      const struct sockaddr *a0, socklen_t len0)
+{
+    enum pl_why why = PL_WHY_ipv6;
+    enum pl_route r;
+    int rc;
+
+    if (k == PL_IN6_BAD)
+        return PL_ROUTE_PASS;
+    r = k == PL_IN6_NATIVE ? PL_ROUTE_KERNEL
+                           : pl_sock_route_connect(s->type, fd, a, len, &why);
+    if (r == PL_ROUTE_PASS)
+        return r;
+    if (r != PL_ROUTE_KERNEL) {
+        rc = pl_sock_accelerate(s, fd);
+        if (rc < 0) {
+            why = pl_sock_accel_why(rc);
+            r = PL_ROUTE_KERNEL;
+        }
+    }
+    if (r == PL_ROUTE_KERNEL)
+        pl_sock_to_kernel(s, fd, why, call, a0, len0);
+    return r;
+}
+
+int
+pl_sock_kbind_any(struct pl_sock *s, int fd)
+{
+    struct sockaddr_in sin;
+    struct sockaddr_in6 s6;
+    socklen_t len = sizeof(sin);
+    int rc;
+
+    rt_lock();
+    rc = stk_sock_getname(s->stk, (struct sockaddr *)&sin, &len, false);
+    rt_unlock();
+    if (rc < 0)
+        return rc;
+    if (sin.sin_port == 0)
+        return -EINVAL;
+    if (s->family == AF_INET6) {
+        memset(&s6, 0, sizeof(s6));
+        s6.sin6_family = AF_INET6;
+        s6.sin6_port = sin.sin_port;
+        rc = libc_bind(fd, (struct sockaddr *)&s6, sizeof(s6));
+    } else {
+        sin.sin_addr.s_addr = htonl(INADDR_ANY);
+        rc = libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+    }
+    if (rc < 0)
+        return -errno;
+    pl_sock_kside_on(s, fd);
+    return 0;
+}
+
 int
 pl_sock_accelerate(struct pl_sock *s, int fd)
 {
@@ -365,6 +483,8 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
         return -ENODEV;
     }
     rt_lock();
+    if (s->family == AF_INET6)
+        atomic_store(&s->v6only, kernel_v6only(fd));
     rc = stk_sock_create(s->type, &stk);
     if (rc == 0) {
         stk_sock_set_ctx(stk, s);
@@ -377,7 +497,7 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
     if (rc < 0) {
         BASE_INFO("fd", "fd %d: no stack socket (%s), kernel fallback", fd,
                   strerror(-rc));
-        return -ENODEV;
+        return -ENOBUFS;
     }
     kernel_nonblock(fd, true);
     s->stk = stk;
@@ -387,7 +507,8 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
 }
 
 void
-pl_sock_to_kernel(struct pl_sock *s, int fd)
+pl_sock_to_kernel(struct pl_sock *s, int fd, enum pl_why why, const char *call,
+                  const struct sockaddr *a, socklen_t len)
 {
     struct pl_fd *cur;
     bool was_accel = pl_sock_live(s);
@@ -408,9 +529,7 @@ pl_sock_to_kernel(struct pl_sock *s, int fd)
     } else {
         atomic_store_explicit(&s->state, PL_SOCK_KERNEL, memory_order_release);
     }
-    rt_lock();
-    BASE_STAT_INC(sock_kernel);
-    rt_unlock();
+    pl_why_note(fd, why, call, a, len);
     pl_ep_sock_to_kernel(s);
     /* Drop the entry if it is still this object (the common case without
      * dups); the caller holds a reference, so no destroy happens here. */

@@ -20,6 +20,7 @@
 #ifndef ACCEL_PL_SOCK_H
 #define ACCEL_PL_SOCK_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -29,6 +30,7 @@
 #include "decide.h"
 #include "fdtable.h"
 #include "rt.h"
+#include "why.h"
 
 struct stk_sock;
 struct pl_ep_item;
@@ -53,6 +55,8 @@ struct pl_sock {
     struct pl_fd hdr;
     pthread_mutex_t mu;
     int type;                 /* SOCK_STREAM or SOCK_DGRAM */
+    int family;               /* AF_INET or AF_INET6 */
+    atomic_bool v6only;       /* AF_INET6: IPV6_V6ONLY when decided */
     atomic_int state;         /* enum pl_sock_state */
     struct stk_sock *stk;     /* set once, before state = ACCEL */
     atomic_uint epoch;        /* pl_fork_epoch when last validated */
@@ -114,9 +118,11 @@ void pl_loop_turn(void);
  *  repeated. */
 void pl_sock_serve(struct pl_sock *s, int how);
 
-/** Whether socket(domain, type, proto) is a candidate (AF_INET TCP/UDP
- *  allowed by the configuration). Loads the configuration. */
-bool pl_sock_candidate(int domain, int type, int protocol);
+/** Whether socket(domain, type, proto) is a candidate (AF_INET or
+ *  AF_INET6 TCP/UDP allowed by the configuration). Loads the
+ *  configuration. When false for an AF_INET/AF_INET6 socket in a process
+ *  that accelerates, *why says why (else it is set to PL_WHY_COUNT). */
+bool pl_sock_candidate(int domain, int type, int protocol, enum pl_why *why);
 
 /** The stack's addressing from the configuration. */
 void pl_sock_net(struct pl_net *net);
@@ -125,21 +131,67 @@ void pl_sock_net(struct pl_net *net);
 void pl_sock_init(void);
 
 /** New UNDECIDED object with one reference; NULL on ENOMEM. */
-struct pl_sock *pl_sock_new(int type, bool nonblock);
+struct pl_sock *pl_sock_new(int family, int type, bool nonblock);
 
-/** New ACCEL object around an accepted stack socket; NULL on ENOMEM. */
-struct pl_sock *pl_sock_new_accepted(struct stk_sock *stk, bool nonblock);
+/** New ACCEL object around a stack socket accepted on the listener l;
+ *  NULL on ENOMEM. */
+struct pl_sock *pl_sock_new_accepted(const struct pl_sock *l,
+                                     struct stk_sock *stk, bool nonblock);
 
 /**
  * Accelerate s (s->mu held, state UNDECIDED): start the runtime, create the
  * stack socket and replay the recorded options. -ENODEV when the data path
- * cannot start (the caller then makes the socket a kernel one).
+ * cannot start, -ENOBUFS when no stack socket could be made (the caller
+ * then makes the socket a kernel one, with pl_sock_accel_why's reason).
  */
 int pl_sock_accelerate(struct pl_sock *s, int fd);
 
+static inline enum pl_why
+pl_sock_accel_why(int rc)
+{
+    return rc == -ENODEV ? PL_WHY_start : PL_WHY_nostack;
+}
+
 /** Make s a kernel socket for good (s->mu held): fd's entry is dropped,
- *  epoll registrations move to the kernel epoll. */
-void pl_sock_to_kernel(struct pl_sock *s, int fd);
+ *  epoll registrations move to the kernel epoll. why, call and a/len are
+ *  the reason and the call that decided it (why.h). */
+void pl_sock_to_kernel(struct pl_sock *s, int fd, enum pl_why why,
+                       const char *call, const struct sockaddr *a,
+                       socklen_t len);
+
+/** Bind the kernel socket to the stack socket's port on 0.0.0.0 or ::
+ *  (the socket's family; IPV6_V6ONLY as the application set it) and take
+ *  its kernel side (pl_sock_kside_on); s->mu held. 0 or -errno. */
+int pl_sock_kbind_any(struct pl_sock *s, int fd);
+
+/** IPV6_V6ONLY of an AF_INET6 socket (false for AF_INET): the kernel
+ *  socket's while undecided, the value when it was accelerated after. */
+bool pl_sock_v6only(struct pl_sock *s, int fd);
+
+/** The IPv4 form of a for the stack, for an AF_INET6 socket s (the
+ *  address as given for an AF_INET one): decide.h's pl_in6_view with the
+ *  socket's IPV6_V6ONLY. *a and *len are replaced by v4 when the answer
+ *  is PL_IN6_V4. */
+enum pl_in6 pl_sock_v4(struct pl_sock *s, int fd, const struct sockaddr **a,
+                       socklen_t *len, struct sockaddr_in *v4);
+
+/**
+ * The decision for an UNDECIDED socket s (s->mu held) whose connect or
+ * sendto (call) names a remote address: a/len its IPv4 view and k what
+ * pl_sock_v4 said of a0/len0, the address as given. Accelerates s, or
+ * moves it to the kernel with the reason; PL_ROUTE_PASS: undecided, the
+ * kernel socket answers the call.
+ */
+enum pl_route pl_sock_decide_remote(struct pl_sock *s, int fd, enum pl_in6 k,
+                                    const struct sockaddr *a, socklen_t len,
+                                    const char *call, const struct sockaddr *a0,
+                                    socklen_t len0);
+
+/** Give the application the stack's IPv4 address v4 in s's family:
+ *  copied as is for AF_INET, as :: or ::ffff:a.b.c.d for AF_INET6, with
+ *  Linux's truncation to *len and the full length in *len. */
+void pl_sock_name_out(const struct pl_sock *s, const struct sockaddr_in *v4,
+                      struct sockaddr *out, socklen_t *len);
 
 /**
  * The kernel side of s is now in use (bound to our port on INADDR_ANY,

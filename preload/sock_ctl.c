@@ -40,48 +40,49 @@
 static void
 bind_kernel_side(struct pl_sock *s, int fd)
 {
-    struct sockaddr_in sin;
-    socklen_t len = sizeof(sin);
-    int rc;
+    int rc = pl_sock_kbind_any(s, fd);
 
-    rt_lock();
-    rc = stk_sock_getname(s->stk, (struct sockaddr *)&sin, &len, false);
-    rt_unlock();
-    if (rc < 0 || sin.sin_port == 0)
-        return;
-    sin.sin_addr.s_addr = htonl(INADDR_ANY);
-    if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
-        pl_sock_kside_on(s, fd);
-    else
+    if (rc < 0 && rc != -EINVAL)
         BASE_INFO("fd",
-                  "fd %d: port %u taken on the kernel (%s): served by "
+                  "fd %d: its port is taken on the kernel (%s): served by "
                   "the stack only",
-                  fd, ntohs(sin.sin_port), strerror(errno));
+                  fd, strerror(-rc));
 }
 
 /* True when the kernel socket already has a local port. */
 static bool
 kernel_bound(int fd)
 {
-    struct sockaddr_in sin;
-    socklen_t len = sizeof(sin);
+    struct sockaddr_in6 s6; /* the port is at the same place in both */
+    socklen_t len = sizeof(s6);
 
-    return libc_getsockname(fd, (struct sockaddr *)&sin, &len) == 0 &&
-           sin.sin_family == AF_INET && sin.sin_port != 0;
+    return libc_getsockname(fd, (struct sockaddr *)&s6, &len) == 0 &&
+           (s6.sin6_family == AF_INET || s6.sin6_family == AF_INET6) &&
+           s6.sin6_port != 0;
 }
 
 int
 pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
 {
+    const struct sockaddr *a0 = a;
+    socklen_t len0 = len;
+    struct sockaddr_in v4;
+    enum pl_why why = PL_WHY_local_addr;
+    enum pl_in6 k;
     enum pl_route r;
     int rc;
 
     pthread_mutex_lock(&s->mu);
+    k = pl_sock_v4(s, fd, &a, &len, &v4);
     switch (pl_sock_state(s)) {
     case PL_SOCK_ACCEL:
         pthread_mutex_unlock(&s->mu);
         if (!pl_sock_live(s))
             return -EBADF;
+        if (k == PL_IN6_BAD)
+            return (int)pl_sysret(libc_bind(fd, a, len)); /* Linux's errno */
+        if (k == PL_IN6_NATIVE)
+            return -EINVAL; /* bound already (the stack's own port) */
         rt_lock();
         rc = stk_sock_bind(s->stk, a, len);
         rt_unlock();
@@ -90,14 +91,24 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         return rc;
     case PL_SOCK_KERNEL:
         pthread_mutex_unlock(&s->mu);
-        return (int)pl_sysret(libc_bind(fd, a, len));
+        return (int)pl_sysret(libc_bind(fd, a0, len0));
     default:
         break;
     }
-    r = pl_sock_route_bind(s->type, fd, a, len);
+    if (k == PL_IN6_NATIVE) {
+        why = pl_in6_native(a, len) ? PL_WHY_ipv6 : PL_WHY_v6only;
+        r = PL_ROUTE_KERNEL;
+    } else if (k == PL_IN6_BAD) {
+        r = PL_ROUTE_PASS;
+    } else {
+        r = pl_sock_route_bind(s->type, fd, a, len, &why);
+    }
     if (r == PL_ROUTE_ACCEL && s->type == SOCK_STREAM &&
-        (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 28) == 0xe)
+        (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 28) ==
+            0xe) {
         r = PL_ROUTE_KERNEL; /* TCP on a multicast address: Linux's call */
+        why = PL_WHY_tcp_mcast;
+    }
     /* Not ours to take: the kernel decides, and the socket stays there
      * only once a bind succeeded. An UNDECIDED socket the kernel already
      * bound (autobind by an earlier send) cannot be bound again. */
@@ -108,16 +119,17 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         return -EINVAL;
     }
     if (r == PL_ROUTE_PASS || r == PL_ROUTE_KERNEL) {
-        rc = (int)pl_sysret(libc_bind(fd, a, len));
+        rc = (int)pl_sysret(libc_bind(fd, a0, len0));
         if (rc == 0)
-            pl_sock_to_kernel(s, fd);
+            pl_sock_to_kernel(s, fd, why, "bind", a0, len0);
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
-    if (pl_sock_accelerate(s, fd) < 0) {
-        pl_sock_to_kernel(s, fd);
+    rc = pl_sock_accelerate(s, fd);
+    if (rc < 0) {
+        pl_sock_to_kernel(s, fd, pl_sock_accel_why(rc), "bind", a0, len0);
         pthread_mutex_unlock(&s->mu);
-        return (int)pl_sysret(libc_bind(fd, a, len));
+        return (int)pl_sysret(libc_bind(fd, a0, len0));
     }
     rt_lock();
     rc = stk_sock_bind(s->stk, a, len);
@@ -134,19 +146,30 @@ int
 pl_sock_listen(struct pl_sock *s, int fd, int backlog)
 {
     struct sockaddr_in any = {.sin_family = AF_INET};
-    int rc;
+    enum pl_why why = PL_WHY_COUNT;
+    int rc = 0;
 
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        if (s->type != SOCK_STREAM ||
-            pl_sock_route_listen(fd) == PL_ROUTE_KERNEL ||
-            pl_sock_accelerate(s, fd) < 0) {
+        /* listen() on an unbound socket binds ANY:ephemeral (Linux); on
+         * an IPV6_V6ONLY socket that is IPv6 only. */
+        if (s->type != SOCK_STREAM) {
+            rc = -EOPNOTSUPP; /* the kernel's own answer follows */
+        } else if (pl_sock_v6only(s, fd)) {
+            why = PL_WHY_v6only;
+            rc = -EAFNOSUPPORT;
+        } else if (pl_sock_route_listen(fd, &why) == PL_ROUTE_KERNEL) {
+            rc = -EPERM;
+        } else {
+            rc = pl_sock_accelerate(s, fd);
+            why = pl_sock_accel_why(rc);
+        }
+        if (rc < 0) {
             if (s->type == SOCK_STREAM)
-                pl_sock_to_kernel(s, fd);
+                pl_sock_to_kernel(s, fd, why, "listen", NULL, 0);
             pthread_mutex_unlock(&s->mu);
             return (int)pl_sysret(libc_listen(fd, backlog));
         }
-        /* listen() on an unbound socket binds ANY:ephemeral (Linux). */
         rt_lock();
         rc = stk_sock_bind(s->stk, (struct sockaddr *)&any, sizeof(any));
         rt_unlock();
@@ -196,17 +219,17 @@ accept_op(struct stk_sock *stk, void *arg)
 /* A new fd for an accepted stack connection: a duplicate of the template
  * socket holds the number (kfile.h). */
 static int
-install_accepted(struct stk_sock *ns, int flags)
+install_accepted(const struct pl_sock *l, struct stk_sock *ns, int flags)
 {
     struct pl_sock *n;
     int nfd, rc;
 
-    nfd = pl_kfile_shared(flags);
+    nfd = pl_kfile_shared(l->family, flags);
     if (nfd < 0) {
         rc = nfd;
         goto fail;
     }
-    n = pl_sock_new_accepted(ns, (flags & SOCK_NONBLOCK) != 0);
+    n = pl_sock_new_accepted(l, ns, (flags & SOCK_NONBLOCK) != 0);
     if (n == NULL) {
         libc_close(nfd);
         rc = -ENOMEM;
@@ -234,18 +257,28 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
     struct accept_arg x = {.a = a, .len = len};
     int64_t deadline = pl_sock_deadline(s, false);
     unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
+    struct sockaddr_in v4;
+    socklen_t v4len = sizeof(v4);
     int rc;
 
     if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
         return -EINVAL;
     if (!pl_sock_live(s))
         return -EBADF;
+    if (s->family == AF_INET6 && a != NULL && len != NULL) {
+        if ((int)*len < 0)
+            return -EINVAL;
+        x.a = (struct sockaddr *)&v4; /* the stack names IPv4 peers */
+        x.len = &v4len;
+    }
     pl_sock_serve(s, RT_SERVE_ON);
     for (;;) {
         rc = (int)pl_sock_run(s, accept_op, &x);
         if (rc == 0) {
             pl_sock_accepted(s);
-            return install_accepted(x.ns, flags);
+            if (x.a == (struct sockaddr *)&v4)
+                pl_sock_name_out(s, &v4, a, len);
+            return install_accepted(s, x.ns, flags);
         }
         if (rc != -EAGAIN)
             return rc;
@@ -284,16 +317,18 @@ connect_op(struct stk_sock *stk, void *arg)
  * the same local port. */
 static bool
 demote_for_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
-                   socklen_t len)
+                   socklen_t len, enum pl_in6 k)
 {
+    enum pl_why why = PL_WHY_ipv6;
     bool done = false;
 
-    if (pl_sock_route_connect(s->type, fd, a, len) != PL_ROUTE_KERNEL)
+    if (k != PL_IN6_NATIVE &&
+        pl_sock_route_connect(s->type, fd, a, len, &why) != PL_ROUTE_KERNEL)
         return false;
     pthread_mutex_lock(&s->mu);
     if (pl_sock_live(s) && atomic_load(&s->kside) &&
         !atomic_load(&s->klisten)) {
-        pl_sock_to_kernel(s, fd);
+        pl_sock_to_kernel(s, fd, why, "connect", a, len);
         done = true;
     }
     pthread_mutex_unlock(&s->mu);
@@ -304,29 +339,36 @@ int
 pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
                 socklen_t len)
 {
-    struct connect_arg x = {.a = a, .len = len};
+    const struct sockaddr *a0 = a;
+    socklen_t len0 = len;
+    struct connect_arg x;
     unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
+    struct sockaddr_in v4;
+    enum pl_in6 k;
     int64_t deadline;
     int rc;
 
     pthread_mutex_lock(&s->mu);
-    if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        enum pl_route r = pl_sock_route_connect(s->type, fd, a, len);
-
-        if (r == PL_ROUTE_PASS) {
-            pthread_mutex_unlock(&s->mu);
-            return (int)pl_sysret(libc_connect(fd, a, len));
-        }
-        if (r == PL_ROUTE_KERNEL || pl_sock_accelerate(s, fd) < 0)
-            pl_sock_to_kernel(s, fd);
+    k = pl_sock_v4(s, fd, &a, &len, &v4);
+    if (pl_sock_state(s) == PL_SOCK_UNDECIDED &&
+        pl_sock_decide_remote(s, fd, k, a, len, "connect", a0, len0) ==
+            PL_ROUTE_PASS) {
+        pthread_mutex_unlock(&s->mu);
+        return (int)pl_sysret(libc_connect(fd, a0, len0));
     }
     pthread_mutex_unlock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_KERNEL)
-        return (int)pl_sysret(libc_connect(fd, a, len));
+        return (int)pl_sysret(libc_connect(fd, a0, len0));
     if (!pl_sock_live(s))
         return -EBADF;
-    if (demote_for_connect(s, fd, a, len))
-        return (int)pl_sysret(libc_connect(fd, a, len));
+    if (k == PL_IN6_BAD) /* Linux's errno, from the unconnected kernel socket */
+        return (int)pl_sysret(libc_connect(fd, a0, len0));
+    if (demote_for_connect(s, fd, a, len, k))
+        return (int)pl_sysret(libc_connect(fd, a0, len0));
+    if (k == PL_IN6_NATIVE)
+        return -ENETUNREACH; /* bound to the stack's IPv4 address */
+    x.a = a;
+    x.len = len;
 
     deadline = pl_sock_deadline(s, true);
     rc = (int)pl_sock_run(s, connect_op, &x);
@@ -503,12 +545,15 @@ mc_setsockopt(struct pl_sock *s, int fd, int name, const void *val,
             *rc =
                 (int)pl_sysret(libc_setsockopt(fd, IPPROTO_IP, name, val, len));
             if (*rc == 0)
-                pl_sock_to_kernel(s, fd);
+                pl_sock_to_kernel(s, fd, PL_WHY_mcast_if, "setsockopt", NULL,
+                                  0);
             pthread_mutex_unlock(&s->mu);
             return 0;
         }
-        if (pl_sock_accelerate(s, fd) < 0) {
-            pl_sock_to_kernel(s, fd);
+        ours = pl_sock_accelerate(s, fd);
+        if (ours < 0) {
+            pl_sock_to_kernel(s, fd, pl_sock_accel_why(ours), "setsockopt",
+                              NULL, 0);
             pthread_mutex_unlock(&s->mu);
             return 1;
         }
@@ -535,6 +580,10 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     if (mc_if_opt(s, level, name) &&
         mc_setsockopt(s, fd, name, val, len, &rc) == 0)
         return rc;
+    /* The stack socket has its port, so Linux's inet_num test refuses. */
+    if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY && s->family == AF_INET6 &&
+        pl_sock_state(s) == PL_SOCK_ACCEL)
+        return -EINVAL;
     /* The template validates only options whose value the stack keeps. */
     if (atomic_load(&s->kshared) && !stk_sock_opt_owned(level, name))
         pl_kfile_own(s, fd);
@@ -569,9 +618,9 @@ pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name, void *val,
     int rc;
 
     if (!pl_sock_meta(s) ||
-        (level == SOL_SOCKET &&
-         (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
-          name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)))
+        (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
+                                 name == SO_RCVTIMEO_NEW ||
+                                 name == SO_SNDTIMEO_NEW || name == SO_DOMAIN)))
         return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
     if (len != NULL && (int)*len < 0)
         return -EINVAL;
@@ -596,6 +645,17 @@ pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         return -EFAULT;
     if ((int)*len < 0)
         return -EINVAL;
+    if (s->family == AF_INET6) {
+        struct sockaddr_in v4;
+        socklen_t v4len = sizeof(v4);
+
+        rt_lock();
+        rc = stk_sock_getname(s->stk, (struct sockaddr *)&v4, &v4len, peer);
+        rt_unlock();
+        if (rc == 0)
+            pl_sock_name_out(s, &v4, a, len);
+        return rc;
+    }
     rt_lock();
     rc = stk_sock_getname(s->stk, a, len, peer);
     rt_unlock();

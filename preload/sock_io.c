@@ -89,6 +89,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     struct msghdr m = *msg;
     struct msg_arg x = {.msg = &m,
                         .flags = flags & ~(MSG_WAITALL | MSG_DONTWAIT)};
+    struct sockaddr_in v4;
     bool nb, waitall;
     int64_t deadline = -2;
     unsigned sig0 = 0;
@@ -110,13 +111,20 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         memcpy(local, msg->msg_iov, n * sizeof(local[0]));
         m.msg_iov = local;
     }
+    if (s->family == AF_INET6 && m.msg_name != NULL) {
+        m.msg_name = &v4; /* the stack names IPv4 sources */
+        m.msg_namelen = sizeof(v4);
+    }
     for (;;) {
         rc = pl_sock_run(s, recv_op, &x);
         if (rc == PL_SOCK_MOVED && pl_sock_state(s) == PL_SOCK_KERNEL)
             return total ? (ssize_t)total
                          : pl_sysret(
                                libc_recvmsg(pl_sock_kfd(s, fd), msg, flags));
-        msg->msg_namelen = m.msg_namelen;
+        if (m.msg_name == &v4 && rc >= 0 && m.msg_namelen > 0)
+            pl_sock_name_out(s, &v4, msg->msg_name, &msg->msg_namelen);
+        else
+            msg->msg_namelen = m.msg_namelen;
         msg->msg_controllen = m.msg_controllen;
         msg->msg_flags = m.msg_flags;
         if (rc == -EAGAIN && s->type == SOCK_DGRAM && atomic_load(&s->kside)) {
@@ -151,25 +159,15 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     }
 }
 
-/* A datagram for a destination only the kernel reaches (loopback). */
+/* A datagram for a destination only the kernel reaches (loopback, or
+ * native IPv6 from a dual-stack socket): sent from the kernel socket,
+ * bound to the stack socket's port first. */
 static ssize_t
 send_kernel_udp(struct pl_sock *s, int fd, const struct msghdr *msg, int flags)
 {
-    struct sockaddr_in sin;
-    socklen_t len = sizeof(sin);
-    int rc;
-
     pthread_mutex_lock(&s->mu);
-    if (!atomic_load(&s->kside)) {
-        rt_lock();
-        rc = stk_sock_getname(s->stk, (struct sockaddr *)&sin, &len, false);
-        rt_unlock();
-        if (rc == 0 && sin.sin_port != 0) {
-            sin.sin_addr.s_addr = htonl(INADDR_ANY);
-            if (libc_bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
-                pl_sock_kside_on(s, fd);
-        }
-    }
+    if (!atomic_load(&s->kside))
+        (void)pl_sock_kbind_any(s, fd);
     pthread_mutex_unlock(&s->mu);
     return pl_sysret(libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
 }
@@ -183,6 +181,9 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     struct msghdr m = *msg;
     struct msg_arg x = {.msg = &m, .flags = flags & ~MSG_DONTWAIT};
     bool nb, stream = s->type == SOCK_STREAM;
+    struct sockaddr_in v4;
+    const struct sockaddr *to = msg->msg_name;
+    socklen_t tolen = msg->msg_namelen;
     int64_t deadline = -2;
     unsigned sig0 = 0;
     size_t want, total = 0;
@@ -193,10 +194,23 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
-    if (!stream && msg->msg_name != NULL &&
-        pl_sock_route_connect(s->type, -1, msg->msg_name, msg->msg_namelen) ==
+    if (!stream && to != NULL) {
+        switch (pl_sock_v4(s, fd, &to, &tolen, &v4)) {
+        case PL_IN6_BAD: /* Linux's errno; nothing is sent */
+            return pl_sysret(libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
+        case PL_IN6_NATIVE:
+            return send_kernel_udp(s, fd, msg, flags);
+        case PL_IN6_V4:
+            m.msg_name = (void *)to;
+            m.msg_namelen = tolen;
+            break;
+        default:
+            break;
+        }
+        if (pl_sock_route_connect(s->type, -1, to, tolen, NULL) ==
             PL_ROUTE_KERNEL)
-        return send_kernel_udp(s, fd, msg, flags);
+            return send_kernel_udp(s, fd, msg, flags);
+    }
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
     if (!nb) /* a call that may wait: handlers that run from here on count */
         sig0 = rt_sig_count;
@@ -351,17 +365,17 @@ int
 pl_sock_decide_send(struct pl_sock *s, int fd, const struct sockaddr *a,
                     socklen_t len)
 {
-    enum pl_route r;
+    const struct sockaddr *a0 = a;
+    socklen_t len0 = len;
+    struct sockaddr_in v4;
+    enum pl_in6 k;
 
     if (a == NULL || s->type != SOCK_DGRAM)
         return pl_sock_state(s);
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        r = pl_sock_route_connect(s->type, fd, a, len);
-        if (r == PL_ROUTE_ACCEL && pl_sock_accelerate(s, fd) < 0)
-            r = PL_ROUTE_KERNEL;
-        if (r == PL_ROUTE_KERNEL)
-            pl_sock_to_kernel(s, fd);
+        k = pl_sock_v4(s, fd, &a, &len, &v4);
+        (void)pl_sock_decide_remote(s, fd, k, a, len, "sendto", a0, len0);
     }
     pthread_mutex_unlock(&s->mu);
     return pl_sock_state(s);

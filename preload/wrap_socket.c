@@ -24,6 +24,7 @@ socket(int domain, int type, int protocol)
 {
     struct pl_ctx ctx;
     struct pl_sock *s;
+    enum pl_why why;
     int fd;
 
     if (base_in_lib) {
@@ -39,14 +40,18 @@ socket(int domain, int type, int protocol)
     fd = libc_socket(domain, type, protocol);
     if (fd < 0)
         return (int)pl_exit(&ctx, -errno);
-    if (pl_sock_candidate(domain, type, protocol)) {
-        s = pl_sock_new(type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC),
+    if (pl_sock_candidate(domain, type, protocol, &why)) {
+        s = pl_sock_new(domain, type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC),
                         (type & SOCK_NONBLOCK) != 0);
         /* Without memory the socket simply stays a kernel one. */
         if (s != NULL) {
             pl_fdt_install(fd, &s->hdr);
             pl_fd_put(&s->hdr);
+        } else {
+            pl_why_note(fd, PL_WHY_nostack, "socket", NULL, 0);
         }
+    } else if (why != PL_WHY_COUNT) {
+        pl_why_note(fd, why, "socket", NULL, 0);
     }
     return (int)pl_exit(&ctx, fd);
 }

@@ -126,3 +126,124 @@ TEST(Decide, RoutableRules)
     EXPECT_FALSE(pl_addr_routable(ip("10.200.0.9"), &kNoNet));
     EXPECT_FALSE(pl_addr_routable(ip("127.0.0.1"), &kNetGw));
 }
+
+// ---- AF_INET6 sockets: the IPv4 view the stack gets (Linux's forms) ----
+
+namespace
+{
+
+sockaddr_in6
+sin6(const char *a, uint16_t port)
+{
+    sockaddr_in6 s{};
+    s.sin6_family = AF_INET6;
+    s.sin6_port = htons(port);
+    EXPECT_EQ(inet_pton(AF_INET6, a, &s.sin6_addr), 1) << a;
+    return s;
+}
+
+pl_in6
+view(const sockaddr_in6 &s, bool v6only, bool dgram, sockaddr_in *v4,
+     socklen_t len = sizeof(sockaddr_in6))
+{
+    return pl_in6_view((const sockaddr *)&s, len, v6only, dgram, v4);
+}
+
+} // namespace
+
+TEST(DecideIn6, MappedAddressIsItsIpv4Address)
+{
+    sockaddr_in v4{};
+    EXPECT_EQ(view(sin6("::ffff:10.200.0.2", 80), false, false, &v4),
+              PL_IN6_V4);
+    EXPECT_EQ(v4.sin_family, AF_INET);
+    EXPECT_EQ(v4.sin_addr.s_addr, ip("10.200.0.2"));
+    EXPECT_EQ(ntohs(v4.sin_port), 80);
+}
+
+TEST(DecideIn6, MappedOnV6onlyIsLinuxsError)
+{
+    sockaddr_in v4{};
+    EXPECT_EQ(view(sin6("::ffff:10.200.0.2", 80), true, false, &v4),
+              PL_IN6_BAD);
+}
+
+TEST(DecideIn6, AnyIsBothFamiliesUnlessV6only)
+{
+    sockaddr_in v4{};
+    EXPECT_EQ(view(sin6("::", 8080), false, false, &v4), PL_IN6_V4);
+    EXPECT_EQ(v4.sin_addr.s_addr, htonl(INADDR_ANY));
+    EXPECT_EQ(ntohs(v4.sin_port), 8080);
+    EXPECT_EQ(view(sin6("::", 8080), true, false, &v4), PL_IN6_NATIVE);
+}
+
+TEST(DecideIn6, NativeAddressesAreNative)
+{
+    sockaddr_in v4{};
+    for (const char *a :
+         {"::1", "fe80::1", "fd00:200::2", "2001:db8::1", "::10.200.0.2"})
+        EXPECT_EQ(view(sin6(a, 80), false, false, &v4), PL_IN6_NATIVE) << a;
+}
+
+TEST(DecideIn6, ShortOrForeignAddressesAreLeftToTheKernel)
+{
+    sockaddr_in v4{};
+    sockaddr_in6 s = sin6("::ffff:10.200.0.2", 80);
+    EXPECT_EQ(view(s, false, false, &v4, 23), PL_IN6_BAD);
+    EXPECT_EQ(view(s, false, false, &v4, 24), PL_IN6_V4); // RFC 2133 length
+    EXPECT_EQ(view(s, false, false, &v4, 1), PL_IN6_BAD);
+    sockaddr_un u{};
+    u.sun_family = AF_UNIX;
+    EXPECT_EQ(pl_in6_view((const sockaddr *)&u, sizeof(u), false, false, &v4),
+              PL_IN6_BAD);
+    EXPECT_EQ(pl_in6_view(nullptr, 0, false, false, &v4), PL_IN6_ASIS);
+    sockaddr_in6 un{};
+    un.sin6_family = AF_UNSPEC;
+    EXPECT_EQ(pl_in6_view((const sockaddr *)&un, sizeof(un), false, true, &v4),
+              PL_IN6_ASIS);
+}
+
+TEST(DecideIn6, SockaddrInOnlyForDualStackDatagrams)
+{
+    sockaddr_in in = sin("10.200.0.1", 7007), v4{};
+    const sockaddr *a = (const sockaddr *)&in;
+    EXPECT_EQ(pl_in6_view(a, sizeof(in), false, true, &v4), PL_IN6_V4);
+    EXPECT_EQ(v4.sin_addr.s_addr, ip("10.200.0.1"));
+    EXPECT_EQ(pl_in6_view(a, sizeof(in), true, true, &v4), PL_IN6_BAD);
+    EXPECT_EQ(pl_in6_view(a, sizeof(in), false, false, &v4), PL_IN6_BAD);
+    EXPECT_EQ(pl_in6_view(a, sizeof(in) - 1, false, true, &v4), PL_IN6_BAD);
+}
+
+TEST(DecideIn6, NamesAreMappedAndAnyIsUnspecified)
+{
+    sockaddr_in v4 = sin("10.200.0.1", 443);
+    sockaddr_in6 out{};
+    socklen_t len = sizeof(out);
+    char buf[INET6_ADDRSTRLEN];
+
+    pl_in6_from4(&v4, (sockaddr *)&out, &len);
+    EXPECT_EQ(len, sizeof(sockaddr_in6));
+    EXPECT_EQ(out.sin6_family, AF_INET6);
+    EXPECT_EQ(ntohs(out.sin6_port), 443);
+    EXPECT_STREQ(inet_ntop(AF_INET6, &out.sin6_addr, buf, sizeof(buf)),
+                 "::ffff:10.200.0.1");
+    EXPECT_EQ(out.sin6_flowinfo, 0u);
+    EXPECT_EQ(out.sin6_scope_id, 0u);
+
+    v4 = sin("0.0.0.0", 80);
+    pl_in6_from4(&v4, (sockaddr *)&out, &len);
+    EXPECT_STREQ(inet_ntop(AF_INET6, &out.sin6_addr, buf, sizeof(buf)), "::");
+}
+
+TEST(DecideIn6, NameTruncatesLikeLinux)
+{
+    sockaddr_in v4 = sin("10.200.0.1", 443);
+    unsigned char small[6] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
+    socklen_t len = 4;
+
+    pl_in6_from4(&v4, (sockaddr *)small, &len);
+    EXPECT_EQ(len, sizeof(sockaddr_in6)); // the full length
+    EXPECT_EQ(small[0] | small[1] << 8, AF_INET6);
+    EXPECT_EQ(small[2] << 8 | small[3], 443);
+    EXPECT_EQ(small[4], 0xaa); // nothing past the caller's length
+}
