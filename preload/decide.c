@@ -132,12 +132,3 @@ pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out, socklen_t *len)
         memcpy(out, &s6, *len < sizeof(s6) ? *len : sizeof(s6));
     *len = sizeof(s6);
 }
-
-bool
-pl_in6_native(const struct sockaddr *a, socklen_t len)
-{
-    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)a;
-
-    return a != NULL && len >= SIN6_LEN_RFC2133 && a->sa_family == AF_INET6 &&
-           !IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr);
-}

@@ -71,10 +71,6 @@ enum pl_in6 pl_in6_view(const struct sockaddr *a, socklen_t len, bool v6only,
 void pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out,
                   socklen_t *len);
 
-/** True when a names a native IPv6 address (not ::ffff:0:0/96); len
- *  checked. */
-bool pl_in6_native(const struct sockaddr *a, socklen_t len);
-
 #ifdef __cplusplus
 }
 #endif

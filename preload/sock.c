@@ -423,6 +423,8 @@ pl_sock_decide_remote(struct pl_sock *s, int fd, enum pl_in6 k,
 
     if (k == PL_IN6_BAD)
         return PL_ROUTE_PASS;
+    if (k == PL_IN6_NATIVE)
+        why = pl_in6_why(a, false);
     r = k == PL_IN6_NATIVE ? PL_ROUTE_KERNEL
                            : pl_sock_route_connect(s->type, fd, a, len, &why);
     if (r == PL_ROUTE_PASS)

@@ -96,7 +96,7 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         break;
     }
     if (k == PL_IN6_NATIVE) {
-        why = pl_in6_native(a, len) ? PL_WHY_ipv6 : PL_WHY_v6only;
+        why = pl_in6_why(a, true);
         r = PL_ROUTE_KERNEL;
     } else if (k == PL_IN6_BAD) {
         r = PL_ROUTE_PASS;
@@ -319,7 +319,7 @@ static bool
 demote_for_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
                    socklen_t len, enum pl_in6 k)
 {
-    enum pl_why why = PL_WHY_ipv6;
+    enum pl_why why = k == PL_IN6_NATIVE ? pl_in6_why(a, false) : PL_WHY_dest;
     bool done = false;
 
     if (k != PL_IN6_NATIVE &&

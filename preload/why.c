@@ -27,6 +27,18 @@ static const bool listener_warns[PL_WHY_COUNT] = {
 #undef PL_WHY
 };
 
+enum pl_why
+pl_in6_why(const struct sockaddr *a, bool bind)
+{
+    const struct in6_addr *ad = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+    if (IN6_IS_ADDR_UNSPECIFIED(ad))
+        return PL_WHY_v6only;
+    if (IN6_IS_ADDR_LOOPBACK(ad))
+        return bind ? PL_WHY_local_addr : PL_WHY_dest;
+    return PL_WHY_ipv6;
+}
+
 const char *
 pl_why_text(enum pl_why why)
 {
@@ -67,6 +79,7 @@ pl_why_note(int fd, enum pl_why why, const char *call, const struct sockaddr *a,
 
     if ((unsigned)why >= PL_WHY_COUNT)
         return;
+    base_stats_register_exit(); /* also when nothing is accelerated */
     rt_lock();
     switch (why) {
 #define PL_WHY(name, warns, text)                                              \
@@ -81,8 +94,8 @@ pl_why_note(int fd, enum pl_why why, const char *call, const struct sockaddr *a,
     BASE_STAT_INC(sock_kernel);
     rt_unlock();
     addr_text(a, len, at, sizeof(at));
-    if (strcmp(call, "listen") == 0 && listener_warns[why] &&
-        !(atomic_fetch_or(&warned, bit) & bit) &&
+    if ((strcmp(call, "bind") == 0 || strcmp(call, "listen") == 0) &&
+        listener_warns[why] && !(atomic_fetch_or(&warned, bit) & bit) &&
         base_log_level >= BASE_LOG_WARN)
         BASE_WARN("fd", "fd %d: %s%s stays on the kernel: %s", fd, call, at,
                   texts[why]);

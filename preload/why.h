@@ -8,6 +8,7 @@
 #ifndef ACCEL_PL_WHY_H
 #define ACCEL_PL_WHY_H
 
+#include <stdbool.h>
 #include <sys/socket.h>
 
 enum pl_why {
@@ -17,14 +18,20 @@ enum pl_why {
     PL_WHY_COUNT
 };
 
+/** The reason for a native IPv6 address a (decide.h PL_IN6_NATIVE) given
+ *  to bind (bind true) or connect/sendto: :: on an IPV6_V6ONLY socket,
+ *  loopback (not the stack's address, or a destination it cannot reach),
+ *  or another IPv6 address. */
+enum pl_why pl_in6_why(const struct sockaddr *a, bool bind);
+
 /** The reason's text. */
 const char *pl_why_text(enum pl_why why);
 
 /**
  * Log why fd stays on the kernel (info; a warning, once per reason and
- * process, for a listener left there for a reason the user did not ask
- * for: a server on the kernel is what a user of accel-run least expects)
- * and count it. a/len: the address of the call
+ * process, when a bind or listen, a server's socket, stays there for a
+ * reason the user did not ask for: a server on the kernel is what a user
+ * of accel-run least expects) and count it. a/len: the address of the call
  * that decided (NULL: none). Takes the stack lock for the counter.
  */
 void pl_why_note(int fd, enum pl_why why, const char *call,
