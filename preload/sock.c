@@ -251,8 +251,11 @@ pl_sock_candidate(int domain, int type, int protocol, enum pl_why *why)
     *why = PL_WHY_COUNT;
     if (domain != AF_INET && domain != AF_INET6)
         return false;
-    if (!configured())
+    if (!configured()) {
+        if (rt_configured()) /* and the rules file is bad (logged) */
+            *why = PL_WHY_rules_file;
         return false;
+    }
     if (base == SOCK_STREAM && (protocol == 0 || protocol == IPPROTO_TCP)) {
         *why = base_cfg.tcp ? PL_WHY_COUNT : PL_WHY_config;
         return base_cfg.tcp;
