@@ -132,3 +132,63 @@ pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out, socklen_t *len)
         memcpy(out, &s6, *len < sizeof(s6) ? *len : sizeof(s6));
     *len = sizeof(s6);
 }
+
+/* a and b agree on their first len bits */
+static bool
+prefix_eq(const struct in6_addr *a, const struct in6_addr *b, unsigned len)
+{
+    unsigned full = len / 8, rest = len % 8;
+
+    if (memcmp(a->s6_addr, b->s6_addr, full) != 0)
+        return false;
+    return rest == 0 || ((a->s6_addr[full] ^ b->s6_addr[full]) &
+                         (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/* fe80::/10 on the stack's interface: Linux needs the scope id */
+static bool
+link_local_ours(const struct sockaddr_in6 *a, const struct pl_net *net)
+{
+    return a->sin6_scope_id != 0 && a->sin6_scope_id == net->ifindex;
+}
+
+enum pl_route
+pl_route_bind6(const struct sockaddr_in6 *a, const struct pl_net *net)
+{
+    const struct in6_addr *ad = &a->sin6_addr;
+
+    if (!net->has6)
+        return PL_ROUTE_KERNEL;
+    if (IN6_IS_ADDR_UNSPECIFIED(ad))
+        return PL_ROUTE_ACCEL_ANY;
+    if (IN6_ARE_ADDR_EQUAL(ad, &net->ip6))
+        return PL_ROUTE_ACCEL;
+    if (IN6_IS_ADDR_LINKLOCAL(ad))
+        return IN6_ARE_ADDR_EQUAL(ad, &net->ll6) && link_local_ours(a, net)
+                   ? PL_ROUTE_ACCEL
+                   : PL_ROUTE_KERNEL;
+    if (IN6_IS_ADDR_MULTICAST(ad))
+        return PL_ROUTE_ACCEL;
+    return PL_ROUTE_KERNEL;
+}
+
+enum pl_route
+pl_route_connect6(const struct sockaddr_in6 *a, const struct pl_net *net)
+{
+    const struct in6_addr *ad = &a->sin6_addr;
+
+    if (!net->has6 || a->sin6_port == htons(53))
+        return PL_ROUTE_KERNEL;
+    if (IN6_IS_ADDR_UNSPECIFIED(ad) || IN6_IS_ADDR_LOOPBACK(ad) ||
+        IN6_IS_ADDR_V4MAPPED(ad))
+        return PL_ROUTE_KERNEL;
+    if (IN6_IS_ADDR_LINKLOCAL(ad) || IN6_IS_ADDR_MC_LINKLOCAL(ad))
+        return link_local_ours(a, net) ? PL_ROUTE_ACCEL : PL_ROUTE_KERNEL;
+    if (IN6_IS_ADDR_MULTICAST(ad))
+        return IN6_IS_ADDR_MC_NODELOCAL(ad) ? PL_ROUTE_KERNEL : PL_ROUTE_ACCEL;
+    if (IN6_IS_ADDR_SITELOCAL(ad) || IN6_ARE_ADDR_EQUAL(ad, &net->ip6))
+        return PL_ROUTE_KERNEL; /* deprecated fec0::/10; ourselves */
+    if (prefix_eq(ad, &net->ip6, net->prefix6))
+        return PL_ROUTE_ACCEL;
+    return net->has_gw6 ? PL_ROUTE_ACCEL : PL_ROUTE_KERNEL;
+}

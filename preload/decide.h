@@ -27,6 +27,12 @@ enum pl_route {
 /** The stack's addressing, from the configuration. */
 struct pl_net {
     uint32_t ip, mask, gw; /* network order; gw 0 = no gateway */
+    /* IPv6 (ACCEL_IP6, ACCEL_GATEWAY6); has6 false: the stack has none */
+    bool has6, has_gw6;
+    uint8_t prefix6;
+    struct in6_addr ip6, gw6;
+    struct in6_addr ll6; /* the netif's link-local address (fe80::EUI-64) */
+    uint32_t ifindex;    /* the interface's index: link-local scope ids */
 };
 
 /** True when addr is reachable through the accelerated interface: on
@@ -57,6 +63,22 @@ enum pl_in6 {
                       an IPV6_V6ONLY socket): the kernel socket answers */
     PL_IN6_ASIS,   /* no address or AF_UNSPEC: used as given */
 };
+
+/** Decision for bind(a) of a native IPv6 address (PL_IN6_NATIVE, or `::`
+ *  of any socket): `::` accelerates with its kernel side, the stack's own
+ *  addresses (the link-local one with the interface's scope id) and
+ *  multicast groups accelerate; loopback and other addresses stay on the
+ *  kernel, and so does everything when the stack has no IPv6 address. */
+enum pl_route pl_route_bind6(const struct sockaddr_in6 *a,
+                             const struct pl_net *net);
+
+/** Decision for connect(a)/sendto(a) to a native IPv6 address: on the
+ *  stack's prefix, link-local on its interface (scope id), multicast, or
+ *  anywhere via ACCEL_GATEWAY6 accelerates; DNS (port 53), `::`,
+ *  loopback and anything without an IPv6 address on the stack stay on the
+ *  kernel. */
+enum pl_route pl_route_connect6(const struct sockaddr_in6 *a,
+                                const struct pl_net *net);
 
 /** The IPv4 view of the address a (length len) given to an AF_INET6
  *  socket: v6only is its IPV6_V6ONLY, dgram true for UDP (whose connect

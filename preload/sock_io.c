@@ -121,10 +121,13 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
             return total ? (ssize_t)total
                          : pl_sysret(
                                libc_recvmsg(pl_sock_kfd(s, fd), msg, flags));
-        if (m.msg_name == &v4 && rc >= 0 && m.msg_namelen > 0)
-            pl_sock_name_out(s, &v4, msg->msg_name, &msg->msg_namelen);
-        else
+        if (m.msg_name != &v4)
             msg->msg_namelen = m.msg_namelen;
+        else if (rc >= 0 &&
+                 m.msg_namelen > 0) /* a name, in the family's form */
+            pl_sock_name_out(s, &v4, msg->msg_name, &msg->msg_namelen);
+        else if (rc >= 0) /* none (TCP) */
+            msg->msg_namelen = 0;
         msg->msg_controllen = m.msg_controllen;
         msg->msg_flags = m.msg_flags;
         if (rc == -EAGAIN && s->type == SOCK_DGRAM && atomic_load(&s->kside)) {

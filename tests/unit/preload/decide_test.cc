@@ -12,8 +12,9 @@
 namespace
 {
 
-const pl_net kNetGw = {ip("10.200.0.2"), ip("255.255.255.0"), ip("10.200.0.1")};
-const pl_net kNoNet = {0, 0, 0};
+const pl_net kNetGw =
+    net4(ip("10.200.0.2"), ip("255.255.255.0"), ip("10.200.0.1"));
+const pl_net kNoNet = net4(0, 0, 0);
 
 pl_route
 bind_to(const char *a, const pl_net &n = kNet)
@@ -246,4 +247,102 @@ TEST(DecideIn6, NameTruncatesLikeLinux)
     EXPECT_EQ(small[0] | small[1] << 8, AF_INET6);
     EXPECT_EQ(small[2] << 8 | small[3], 443);
     EXPECT_EQ(small[4], 0xaa); // nothing past the caller's length
+}
+
+// ---- native IPv6: the stack's own addresses, its prefix, its gateway ----
+
+namespace
+{
+
+// The lab's stack with ACCEL_IP6=fd00:200::2/64 on interface 7.
+pl_net
+net6(bool gw)
+{
+    pl_net n = kNet;
+    n.has6 = true;
+    n.prefix6 = 64;
+    inet_pton(AF_INET6, "fd00:200::2", &n.ip6);
+    inet_pton(AF_INET6, "fe80::1:2ff:fe03:405", &n.ll6);
+    if (gw) {
+        n.has_gw6 = true;
+        inet_pton(AF_INET6, "fe80::1", &n.gw6);
+    }
+    n.ifindex = 7;
+    return n;
+}
+
+pl_route
+bind6(const char *a, uint32_t scope = 0, const pl_net &n = net6(false))
+{
+    sockaddr_in6 s = sin6(a, 80);
+    s.sin6_scope_id = scope;
+    return pl_route_bind6(&s, &n);
+}
+
+pl_route
+connect6(const char *a, uint16_t port = 80, uint32_t scope = 0,
+         const pl_net &n = net6(false))
+{
+    sockaddr_in6 s = sin6(a, port);
+    s.sin6_scope_id = scope;
+    return pl_route_connect6(&s, &n);
+}
+
+} // namespace
+
+TEST(Decide6, BindOwnAddressesAndAny)
+{
+    EXPECT_EQ(bind6("::"), PL_ROUTE_ACCEL_ANY);
+    EXPECT_EQ(bind6("fd00:200::2"), PL_ROUTE_ACCEL);
+    EXPECT_EQ(bind6("fe80::1:2ff:fe03:405", 7), PL_ROUTE_ACCEL);
+    EXPECT_EQ(bind6("ff02::fb"), PL_ROUTE_ACCEL);
+}
+
+TEST(Decide6, BindOtherAddressesStayOnKernel)
+{
+    EXPECT_EQ(bind6("::1"), PL_ROUTE_KERNEL);
+    EXPECT_EQ(bind6("fd00:200::3"), PL_ROUTE_KERNEL);
+    EXPECT_EQ(bind6("fe80::1:2ff:fe03:405", 0), PL_ROUTE_KERNEL); // no scope
+    EXPECT_EQ(bind6("fe80::1:2ff:fe03:405", 3), PL_ROUTE_KERNEL); // other if
+    EXPECT_EQ(bind6("fe80::99", 7), PL_ROUTE_KERNEL);
+}
+
+TEST(Decide6, NothingWithoutAnIpv6Address)
+{
+    pl_net n = kNet;
+    EXPECT_EQ(bind6("::", 0, n), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("fd00:200::1", 80, 0, n), PL_ROUTE_KERNEL);
+}
+
+TEST(Decide6, ConnectOnPrefixOrLinkAccelerates)
+{
+    EXPECT_EQ(connect6("fd00:200::1"), PL_ROUTE_ACCEL);
+    EXPECT_EQ(connect6("fd00:200::ffff:1"), PL_ROUTE_ACCEL);
+    EXPECT_EQ(connect6("fe80::5", 80, 7), PL_ROUTE_ACCEL);
+    EXPECT_EQ(connect6("fe80::5", 80, 2), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("ff02::1:3", 5353, 7), PL_ROUTE_ACCEL);
+    EXPECT_EQ(connect6("ff15::1234", 5000), PL_ROUTE_ACCEL);
+}
+
+TEST(Decide6, ConnectOffPrefixNeedsGateway)
+{
+    EXPECT_EQ(connect6("fd00:201::1"), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("2001:db8::1"), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("2001:db8::1", 80, 0, net6(true)), PL_ROUTE_ACCEL);
+}
+
+TEST(Decide6, LoopbackDnsAndSelfStayOnKernel)
+{
+    EXPECT_EQ(connect6("::1"), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("::"), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("fd00:200::1", 53), PL_ROUTE_KERNEL);
+    EXPECT_EQ(connect6("fd00:200::2"), PL_ROUTE_KERNEL);
+}
+
+TEST(Decide6, PrefixLengthsThatAreNotWholeBytes)
+{
+    pl_net n = net6(false);
+    n.prefix6 = 60;
+    EXPECT_EQ(connect6("fd00:200:0:f::1", 80, 0, n), PL_ROUTE_ACCEL);
+    EXPECT_EQ(connect6("fd00:200:0:10::1", 80, 0, n), PL_ROUTE_KERNEL);
 }

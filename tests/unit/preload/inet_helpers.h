@@ -26,7 +26,18 @@ sin(const char *addr, uint16_t port)
     return s;
 }
 
+// An IPv4-only pl_net.
+inline pl_net
+net4(uint32_t addr, uint32_t mask, uint32_t gw)
+{
+    pl_net n{};
+    n.ip = addr;
+    n.mask = mask;
+    n.gw = gw;
+    return n;
+}
+
 // The lab's stack: 10.200.0.2/24, no gateway.
-inline const pl_net kNet = {ip("10.200.0.2"), ip("255.255.255.0"), 0};
+inline const pl_net kNet = net4(ip("10.200.0.2"), ip("255.255.255.0"), 0);
 
 #endif
