@@ -4,15 +4,15 @@
  * ranges and docs all come from that one list. base_cfg_parse() reads a
  * NULL-terminated environment array, applies defaults, then the profile
  * file named by ACCEL_PROFILE, then the environment (see "profiles"
- * below), range-checks every value, warns about unknown ACCEL_* names (with the
- * nearest known name as a suggestion) and derives the binary forms of ACCEL_IP,
- * ACCEL_GATEWAY and ACCEL_MAC (ACCEL_TEST_IMPAIR is checked with
- * impair_spec.c's parser). A bad value gives -EINVAL and one line naming the
- * variable, the bad value and the fix. base_cfg_load() does this once for
- * `environ` into the process-wide base_cfg; base_cfg_explain() writes every
- * setting with where it came from (accel-run --explain). Nothing here uses
- * stdio: output goes through raw write(2) so it works inside the preloaded
- * library.
+ * below), range-checks every value, warns about unknown ACCEL_* names (with
+ * the nearest known name as a suggestion) and derives the binary forms of
+ * ACCEL_IP, ACCEL_GATEWAY and ACCEL_MAC (ACCEL_IP6 and ACCEL_GATEWAY6 in
+ * cfg_ip6.c; ACCEL_TEST_IMPAIR is checked with impair_spec.c's parser). A
+ * bad value gives -EINVAL and one line naming the variable, the bad value
+ * and the fix. base_cfg_load() does this once for `environ` into the
+ * process-wide base_cfg; base_cfg_explain() writes every setting with where
+ * it came from (accel-run --explain). Nothing here uses stdio: output goes
+ * through raw write(2) so it works inside the preloaded library.
  */
 #include "cfg.h"
 
@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cfg_int.h"
 #include "impair_spec.h"
 #include "log.h"
 
@@ -106,10 +107,8 @@ putf(int fd, const char *fmt, ...)
     put(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void
-seterr(char *err, size_t errlen, const char *fmt, ...)
+void
+base__cfg_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
 
@@ -221,33 +220,36 @@ set_opt(const struct opt_desc *o, const char *v, struct base_cfg *cfg,
             return 0;
         }
         if (parse_u32(v, &u) != 0) {
-            seterr(err, errlen,
-                   "%s=%s: not a number; set %s to a whole number from %u to "
-                   "%u, or to %s",
-                   o->name, v, o->name, o->min, o->max, o->def_str);
+            base__cfg_seterr(
+                err, errlen,
+                "%s=%s: not a number; set %s to a whole number from %u to "
+                "%u, or to %s",
+                o->name, v, o->name, o->min, o->max, o->def_str);
             return -EINVAL;
         }
         if (u < o->min || u > o->max) {
-            seterr(err, errlen,
-                   "%s=%s: out of range; set %s to a number from %u to %u, "
-                   "or to %s",
-                   o->name, v, o->name, o->min, o->max, o->def_str);
+            base__cfg_seterr(
+                err, errlen,
+                "%s=%s: out of range; set %s to a number from %u to %u, "
+                "or to %s",
+                o->name, v, o->name, o->min, o->max, o->def_str);
             return -EINVAL;
         }
         *(uint32_t *)field = u;
         return 0;
     case T_u32:
         if (parse_u32(v, &u) != 0) {
-            seterr(
+            base__cfg_seterr(
                 err, errlen,
                 "%s=%s: not a number; set %s to a whole number from %u to %u",
                 o->name, v, o->name, o->min, o->max);
             return -EINVAL;
         }
         if (u < o->min || u > o->max) {
-            seterr(err, errlen,
-                   "%s=%s: out of range; set %s to a number from %u to %u",
-                   o->name, v, o->name, o->min, o->max);
+            base__cfg_seterr(
+                err, errlen,
+                "%s=%s: out of range; set %s to a number from %u to %u",
+                o->name, v, o->name, o->min, o->max);
             return -EINVAL;
         }
         *(uint32_t *)field = u;
@@ -255,10 +257,11 @@ set_opt(const struct opt_desc *o, const char *v, struct base_cfg *cfg,
     case T_bool:
         b = parse_bool(v);
         if (b < 0) {
-            seterr(err, errlen,
-                   "%s=%s: not a boolean; set %s=1 or %s=0 (yes/no, on/off, "
-                   "true/false also work)",
-                   o->name, v, o->name, o->name);
+            base__cfg_seterr(
+                err, errlen,
+                "%s=%s: not a boolean; set %s=1 or %s=0 (yes/no, on/off, "
+                "true/false also work)",
+                o->name, v, o->name, o->name);
             return -EINVAL;
         }
         *(bool *)field = b != 0;
@@ -266,24 +269,25 @@ set_opt(const struct opt_desc *o, const char *v, struct base_cfg *cfg,
     case T_enum:
         idx = enum_index(o->words, v);
         if (idx < 0) {
-            seterr(err, errlen,
-                   "%s=%s: not a valid choice; set %s to one of %s", o->name, v,
-                   o->name, o->words);
+            base__cfg_seterr(err, errlen,
+                             "%s=%s: not a valid choice; set %s to one of %s",
+                             o->name, v, o->name, o->words);
             return -EINVAL;
         }
         *(int *)field = idx;
         return 0;
     case T_str:
         if (strlen(v) >= BASE_CFG_STR_MAX) {
-            seterr(err, errlen,
-                   "%s: value too long (%zu bytes); set %s to at most %d "
-                   "bytes",
-                   o->name, strlen(v), o->name, BASE_CFG_STR_MAX - 1);
+            base__cfg_seterr(
+                err, errlen,
+                "%s: value too long (%zu bytes); set %s to at most %d "
+                "bytes",
+                o->name, strlen(v), o->name, BASE_CFG_STR_MAX - 1);
             return -EINVAL;
         }
         copy = strdup(v);
         if (copy == NULL) {
-            seterr(err, errlen, "%s: out of memory", o->name);
+            base__cfg_seterr(err, errlen, "%s: out of memory", o->name);
             return -ENOMEM;
         }
         free(*(char **)field);
@@ -393,26 +397,28 @@ derive_ip(struct base_cfg *cfg, char *err, size_t errlen)
              prefix >= 1 && prefix <= 32;
     }
     if (!ok) {
-        seterr(err, errlen,
-               "ACCEL_IP=%s: not an IPv4 address/prefix; set "
-               "ACCEL_IP=a.b.c.d/len (len 1..32), e.g. 10.200.0.2/24",
-               v);
+        base__cfg_seterr(err, errlen,
+                         "ACCEL_IP=%s: not an IPv4 address/prefix; set "
+                         "ACCEL_IP=a.b.c.d/len (len 1..32), e.g. 10.200.0.2/24",
+                         v);
         return -EINVAL;
     }
     mask = prefix == 32 ? 0xffffffffu : htonl(~(0xffffffffu >> prefix));
     if (!ip_is_unicast(ip)) {
-        seterr(err, errlen,
-               "ACCEL_IP=%s: not a usable unicast address (0.0.0.0, "
-               "loopback, multicast and reserved are refused); set ACCEL_IP "
-               "to the stack's own address, e.g. 10.200.0.2/24",
-               v);
+        base__cfg_seterr(
+            err, errlen,
+            "ACCEL_IP=%s: not a usable unicast address (0.0.0.0, "
+            "loopback, multicast and reserved are refused); set ACCEL_IP "
+            "to the stack's own address, e.g. 10.200.0.2/24",
+            v);
         return -EINVAL;
     }
     if (prefix <= 30 && ((ip & ~mask) == 0 || (ip | mask) == 0xffffffffu)) {
-        seterr(err, errlen,
-               "ACCEL_IP=%s: is the %s address of its subnet; set ACCEL_IP "
-               "to a host address inside it",
-               v, (ip & ~mask) == 0 ? "network" : "broadcast");
+        base__cfg_seterr(
+            err, errlen,
+            "ACCEL_IP=%s: is the %s address of its subnet; set ACCEL_IP "
+            "to a host address inside it",
+            v, (ip & ~mask) == 0 ? "network" : "broadcast");
         return -EINVAL;
     }
     cfg->ip_addr = ip;
@@ -426,28 +432,30 @@ derive_gateway(struct base_cfg *cfg, char *err, size_t errlen)
     uint32_t gw;
 
     if (cfg->ip[0] == '\0') {
-        seterr(err, errlen,
-               "ACCEL_GATEWAY=%s: needs ACCEL_IP; set ACCEL_IP=a.b.c.d/len "
-               "too, or unset ACCEL_GATEWAY",
-               cfg->gateway);
+        base__cfg_seterr(
+            err, errlen,
+            "ACCEL_GATEWAY=%s: needs ACCEL_IP; set ACCEL_IP=a.b.c.d/len "
+            "too, or unset ACCEL_GATEWAY",
+            cfg->gateway);
         return -EINVAL;
     }
     if (parse_ip4(cfg->gateway, &gw) != 0 || !ip_is_unicast(gw)) {
-        seterr(err, errlen,
-               "ACCEL_GATEWAY=%s: not an IPv4 unicast address; set "
-               "ACCEL_GATEWAY=a.b.c.d (no prefix) or unset it",
-               cfg->gateway);
+        base__cfg_seterr(err, errlen,
+                         "ACCEL_GATEWAY=%s: not an IPv4 unicast address; set "
+                         "ACCEL_GATEWAY=a.b.c.d (no prefix) or unset it",
+                         cfg->gateway);
         return -EINVAL;
     }
     if ((gw & cfg->ip_mask) != (cfg->ip_addr & cfg->ip_mask) ||
         gw == cfg->ip_addr) {
-        seterr(err, errlen,
-               "ACCEL_GATEWAY=%s: not %s; set ACCEL_GATEWAY to a router "
-               "address inside %s",
-               cfg->gateway,
-               gw == cfg->ip_addr ? "another host (it is ACCEL_IP itself)"
-                                  : "inside ACCEL_IP's subnet",
-               cfg->ip);
+        base__cfg_seterr(
+            err, errlen,
+            "ACCEL_GATEWAY=%s: not %s; set ACCEL_GATEWAY to a router "
+            "address inside %s",
+            cfg->gateway,
+            gw == cfg->ip_addr ? "another host (it is ACCEL_IP itself)"
+                               : "inside ACCEL_IP's subnet",
+            cfg->ip);
         return -EINVAL;
     }
     cfg->gw_addr = gw;
@@ -481,17 +489,19 @@ derive_mac(struct base_cfg *cfg, char *err, size_t errlen)
             m[i] = (uint8_t)(hi << 4 | lo);
     }
     if (!ok) {
-        seterr(err, errlen,
-               "ACCEL_MAC=%s: not a MAC address; set "
-               "ACCEL_MAC=aa:bb:cc:dd:ee:ff or unset it to use the port's",
-               s);
+        base__cfg_seterr(
+            err, errlen,
+            "ACCEL_MAC=%s: not a MAC address; set "
+            "ACCEL_MAC=aa:bb:cc:dd:ee:ff or unset it to use the port's",
+            s);
         return -EINVAL;
     }
     if ((m[0] & 1) != 0 || (m[0] | m[1] | m[2] | m[3] | m[4] | m[5]) == 0) {
-        seterr(err, errlen,
-               "ACCEL_MAC=%s: %s; set a unicast MAC (first byte even), or "
-               "unset it to use the port's",
-               s, (m[0] & 1) ? "is a multicast address" : "is all zeros");
+        base__cfg_seterr(
+            err, errlen,
+            "ACCEL_MAC=%s: %s; set a unicast MAC (first byte even), or "
+            "unset it to use the port's",
+            s, (m[0] & 1) ? "is a multicast address" : "is all zeros");
         return -EINVAL;
     }
     memcpy(cfg->mac_addr, m, 6);
@@ -590,16 +600,16 @@ read_profile_file(const char *path, char **out, char *err, size_t errlen)
     *out = NULL;
     if (fd < 0) {
         e = errno;
-        seterr(err, errlen,
-               "%s: cannot read the profile: %s; give the path of a "
-               "readable file",
-               path, strerror(e));
+        base__cfg_seterr(err, errlen,
+                         "%s: cannot read the profile: %s; give the path of a "
+                         "readable file",
+                         path, strerror(e));
         return -e;
     }
     buf = malloc(PROFILE_MAX_BYTES + 1);
     if (buf == NULL) {
         syscall(SYS_close, fd);
-        seterr(err, errlen, "%s: out of memory", path);
+        base__cfg_seterr(err, errlen, "%s: out of memory", path);
         return -ENOMEM;
     }
     while (len <= PROFILE_MAX_BYTES) {
@@ -614,17 +624,19 @@ read_profile_file(const char *path, char **out, char *err, size_t errlen)
     }
     syscall(SYS_close, fd);
     if (e != 0) {
-        seterr(err, errlen, "%s: cannot read the profile: %s", path,
-               strerror(e));
+        base__cfg_seterr(err, errlen, "%s: cannot read the profile: %s", path,
+                         strerror(e));
     } else if (len > PROFILE_MAX_BYTES) {
         e = EFBIG;
-        seterr(err, errlen,
-               "%s: larger than %d KiB; a profile holds NAME=VALUE lines", path,
-               PROFILE_MAX_BYTES / 1024);
+        base__cfg_seterr(
+            err, errlen,
+            "%s: larger than %d KiB; a profile holds NAME=VALUE lines", path,
+            PROFILE_MAX_BYTES / 1024);
     } else if (memchr(buf, '\0', len) != NULL) {
         e = EINVAL;
-        seterr(err, errlen,
-               "%s: not a text file; a profile holds NAME=VALUE lines", path);
+        base__cfg_seterr(
+            err, errlen,
+            "%s: not a text file; a profile holds NAME=VALUE lines", path);
     }
     if (e != 0) {
         free(buf);
@@ -665,7 +677,7 @@ line_err(char *err, size_t errlen, const char *path, unsigned line,
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    seterr(err, errlen, "%s:%u: %s", path, line, msg);
+    base__cfg_seterr(err, errlen, "%s:%u: %s", path, line, msg);
     return -EINVAL;
 }
 
@@ -816,11 +828,12 @@ parse_full(char *const *envp, struct base_cfg *out, struct origin *orig,
                      envv[OPT_ACCEL_PROFILE_FORCE], out, err, errlen);
     if (rc == 0 && out->profile[0] != '\0') {
         if (strchr(out->profile, '/') == NULL) {
-            seterr(err, errlen,
-                   "ACCEL_PROFILE=%s: not a path; run the program with "
-                   "`accel-run --profile %s` (which finds the installed "
-                   "profile), or set ACCEL_PROFILE to the file's path",
-                   out->profile, out->profile);
+            base__cfg_seterr(
+                err, errlen,
+                "ACCEL_PROFILE=%s: not a path; run the program with "
+                "`accel-run --profile %s` (which finds the installed "
+                "profile), or set ACCEL_PROFILE to the file's path",
+                out->profile, out->profile);
             rc = -EINVAL;
         } else {
             rc = read_profile(out->profile, &prof, err, errlen);
@@ -868,6 +881,10 @@ parse_full(char *const *envp, struct base_cfg *out, struct origin *orig,
         rc = derive_ip(out, err, errlen);
     if (rc == 0 && out->gateway[0] != '\0')
         rc = derive_gateway(out, err, errlen);
+    if (rc == 0 && out->ip6[0] != '\0')
+        rc = base__cfg_derive_ip6(out, err, errlen);
+    if (rc == 0 && out->gateway6[0] != '\0')
+        rc = base__cfg_derive_gateway6(out, err, errlen);
     if (rc == 0 && out->mac[0] != '\0')
         rc = derive_mac(out, err, errlen);
     if (rc == 0 && out->test_impair[0] != '\0')

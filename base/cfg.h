@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,6 +30,14 @@ struct base_cfg {
     uint32_t ip_addr, ip_mask, gw_addr;
     uint8_t mac_addr[6];
     bool mac_set;
+    /* Derived from ip6/gateway6 (cfg_ip6.c); has_*: the option is set.
+     * ip6_addr is a global or unique local unicast address, never ::, ::1,
+     * multicast, IPv4-mapped or link-local; ip6_prefix is 1..128. gw6_addr
+     * is a fe80::/64 address or one inside ip6_addr/ip6_prefix (not
+     * ip6_addr); has_gw6 implies has_ip6. */
+    struct in6_addr ip6_addr, gw6_addr;
+    uint8_t ip6_prefix;
+    bool has_ip6, has_gw6;
 };
 
 /** The value of a u32w option set to its word (or left at it): "inherit",

@@ -8,7 +8,14 @@
  *
  *     accel|kernel [tcp|udp] [role listen|connect|udp-send|udp-recv]
  *                  [local ENDPOINT | remote ENDPOINT] [prog PATTERN]
- *     ENDPOINT = (* | A.B.C.D[/LEN]) [:PORT | :LOW-HIGH | :*]
+ *     ENDPOINT = (* | A.B.C.D[/LEN] | [IPV6][/LEN]) [:PORT | :LOW-HIGH | :*]
+ *              | IPV6[/LEN]      (no brackets: no ports, the colons are
+ *                                 the address's)
+ *
+ * IPv4 prefixes are kept as IPv4-mapped IPv6 ones (::ffff:A.B.C.D/96+LEN):
+ * one matcher serves both families, an IPv4 rule matches the mapped
+ * address a dual-stack socket gives, and [::ffff:10.0.0.0]/104 is
+ * 10.0.0.0/8. * matches every address of both families.
  *
  * The parser is strict: an unknown word, a selector given twice, an
  * address with host bits outside its prefix, a port range whose low end
@@ -24,6 +31,7 @@
 #include <fnmatch.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,52 +112,128 @@ parse_ports(const struct pos *p, const char *kw, const char *s,
     return 0;
 }
 
-/* ENDPOINT of `local`/`remote`: (* | A.B.C.D[/LEN]) [:PORTS]. */
+/* Clear the bits of a after its first plen. */
+static void
+mask6(struct in6_addr *a, unsigned plen)
+{
+    for (unsigned i = plen; i < 128; i++)
+        a->s6_addr[i / 8] &= (uint8_t) ~(0x80u >> (i % 8));
+}
+
+/* True when a has a bit set after its first plen. */
+static bool
+host_bits6(const struct in6_addr *a, unsigned plen)
+{
+    struct in6_addr n = *a;
+
+    mask6(&n, plen);
+    return memcmp(&n, a, sizeof(n)) != 0;
+}
+
+/* ::ffff:a (a network order). */
+static void
+mapped(uint32_t a, struct in6_addr *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->s6_addr[10] = 0xff;
+    out->s6_addr[11] = 0xff;
+    memcpy(&out->s6_addr[12], &a, 4);
+}
+
+/* The address part of ENDPOINT in abuf (the original word s, for
+ * errors): A.B.C.D[/LEN], [IPV6][/LEN] or IPV6[/LEN]; v6 tells which of
+ * the IPv6 forms was written (1 bracketed, 2 bare). */
+static int
+parse_prefix(const struct pos *p, const char *kw, const char *s, char *abuf,
+             int v6, struct pl_rule_end *e)
+{
+    char *slash = strchr(abuf, '/');
+    unsigned long plen = v6 ? 128 : 32;
+    struct in6_addr a6;
+    struct in_addr in;
+    unsigned shift = v6 ? 0 : 96;
+
+    if (slash != NULL) {
+        *slash = '\0';
+        if (!parse_num(slash + 1, strlen(slash + 1), v6 ? 128 : 32, &plen))
+            return bad(p, "%s '%s': bad prefix length '/%s' (expected %s)", kw,
+                       s, slash + 1, v6 ? "/0../128" : "/0../32");
+    }
+    if (v6 == 1) { /* "[addr]": drop the brackets */
+        size_t n = strlen(abuf);
+
+        if (n < 2 || abuf[n - 1] != ']')
+            return bad(p,
+                       "%s '%s': bad address '%s' (expected [IPV6], "
+                       "[IPV6]/LEN, optionally :PORTS after it)",
+                       kw, s, abuf);
+        abuf[n - 1] = '\0';
+        abuf++;
+    }
+    if (v6 != 0 ? inet_pton(AF_INET6, abuf, &a6) != 1
+                : inet_pton(AF_INET, abuf, &in) != 1)
+        return bad(p,
+                   "%s '%s': bad address '%s' (expected A.B.C.D, "
+                   "A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)",
+                   kw, s, abuf);
+    if (v6 == 0)
+        mapped(in.s_addr, &a6);
+    if (host_bits6(&a6, (unsigned)plen + shift)) {
+        struct in6_addr net = a6;
+        char nbuf[INET6_ADDRSTRLEN];
+
+        mask6(&net, (unsigned)plen + shift);
+        if (v6 == 0)
+            inet_ntop(AF_INET, &net.s6_addr[12], nbuf, sizeof(nbuf));
+        else
+            inet_ntop(AF_INET6, &net, nbuf, sizeof(nbuf));
+        return bad(p,
+                   "%s '%s': bad prefix: %s has bits set outside /%lu "
+                   "(did you mean %s%s%s/%lu?)",
+                   kw, s, abuf, plen, v6 == 1 ? "[" : "", nbuf,
+                   v6 == 1 ? "]" : "", plen);
+    }
+    e->net = a6;
+    e->plen = (uint8_t)(plen + shift);
+    return 0;
+}
+
+/* ENDPOINT of `local`/`remote`: (* | A.B.C.D[/LEN] | [IPV6][/LEN])
+ * [:PORTS], or IPV6[/LEN] without brackets and then without ports (its
+ * colons leave no room for one). */
 static int
 parse_end(const struct pos *p, const char *kw, const char *s,
           struct pl_rule_end *e)
 {
     const char *colon = strchr(s, ':');
-    size_t alen = colon != NULL ? (size_t)(colon - s) : strlen(s);
     char abuf[WORD_MAX];
-    unsigned long plen = 32;
-    struct in_addr in;
-    char *slash;
-    uint32_t mask;
+    size_t alen;
+    int v6 = 0;
 
     *e = (struct pl_rule_end){.set = true, .lo = 0, .hi = 65535};
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+
+        v6 = 1;
+        colon = close != NULL ? strchr(close, ':') : NULL;
+    } else if (colon != NULL && strchr(colon + 1, ':') != NULL &&
+               memchr(s, '.', (size_t)(colon - s)) == NULL) {
+        /* Two colons and no dotted quad before them: a bare IPv6
+         * address (10.0.0.1:80:81 stays an IPv4 endpoint's bad port). */
+        v6 = 2;
+        colon = NULL;
+    }
+    alen = colon != NULL ? (size_t)(colon - s) : strlen(s);
     if (alen == 0)
         return bad(p, "%s '%s': missing address (write *%s for any address)",
                    kw, s, s);
     memcpy(abuf, s, alen);
     abuf[alen] = '\0';
     if (strcmp(abuf, "*") != 0) {
-        slash = strchr(abuf, '/');
-        if (slash != NULL) {
-            *slash = '\0';
-            if (!parse_num(slash + 1, strlen(slash + 1), 32, &plen))
-                return bad(
-                    p, "%s '%s': bad prefix length '/%s' (expected /0../32)",
-                    kw, s, slash + 1);
-        }
-        if (inet_pton(AF_INET, abuf, &in) != 1)
-            return bad(p,
-                       "%s '%s': bad address '%s' (expected A.B.C.D, "
-                       "A.B.C.D/LEN or *)",
-                       kw, s, abuf);
-        mask = plen == 0 ? 0 : htonl(~0u << (32 - plen));
-        if ((in.s_addr & ~mask) != 0) {
-            struct in_addr net = {.s_addr = in.s_addr & mask};
-            char nbuf[INET_ADDRSTRLEN];
+        int rc = parse_prefix(p, kw, s, abuf, v6, e);
 
-            inet_ntop(AF_INET, &net, nbuf, sizeof(nbuf));
-            return bad(p,
-                       "%s '%s': bad prefix: %s has bits set outside /%lu "
-                       "(did you mean %s/%lu?)",
-                       kw, s, abuf, plen, nbuf, plen);
-        }
-        e->net = in.s_addr;
-        e->mask = mask;
+        if (rc < 0)
+            return rc;
     }
     if (colon == NULL)
         return 0;
@@ -411,15 +495,32 @@ pl_rules_for_prog(struct pl_rules *r, const char *prog)
     r->n = k;
 }
 
+/* True when a is inside net/plen. */
+static bool
+in_prefix(const struct in6_addr *a, const struct in6_addr *net, unsigned plen)
+{
+    unsigned bytes = plen / 8, bits = plen % 8;
+
+    if (memcmp(a->s6_addr, net->s6_addr, bytes) != 0)
+        return false;
+    return bits == 0 || ((a->s6_addr[bytes] ^ net->s6_addr[bytes]) &
+                         (uint8_t)(0xff00u >> bits)) == 0;
+}
+
 static bool
 end_match(const struct pl_rule_end *e, const struct pl_rule_addr *a)
 {
+    static const struct in6_addr any4 = {
+        {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0}}};
+
     if (!e->set)
         return true;
     if (a == NULL)
         return false;
-    return (a->addr & e->mask) == e->net && a->port >= e->lo &&
-           a->port <= e->hi;
+    if (a->port < e->lo || a->port > e->hi)
+        return false;
+    return in_prefix(&a->addr, &e->net, e->plen) ||
+           (a->dual_any && in_prefix(&any4, &e->net, e->plen));
 }
 
 const struct pl_rule *
@@ -443,15 +544,42 @@ pl_rules_match(const struct pl_rules *r, const struct pl_rule_query *q)
     return NULL;
 }
 
-/* The query for socket type `type` in the bind (local) or connect
- * (remote) direction, on the AF_INET address a (checked by decide.c). */
-static const struct pl_rule *
-match_inet(const struct pl_rules *r, int type, bool bind,
-           const struct sockaddr *a, const char *prog)
+int
+pl_rule_addr_from(const struct sockaddr *a, socklen_t len, bool dual,
+                  struct pl_rule_addr *out)
 {
-    const struct sockaddr_in *sin = (const struct sockaddr_in *)a;
-    struct pl_rule_addr ep = {.addr = sin->sin_addr.s_addr,
-                              .port = ntohs(sin->sin_port)};
+    memset(out, 0, sizeof(*out));
+    if (a == NULL)
+        return -EAFNOSUPPORT;
+    if (a->sa_family == AF_INET) {
+        const struct sockaddr_in *sin = (const struct sockaddr_in *)a;
+
+        if (len < sizeof(*sin))
+            return -EINVAL;
+        mapped(sin->sin_addr.s_addr, &out->addr);
+        out->port = ntohs(sin->sin_port);
+        return 0;
+    }
+    if (a->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)a;
+
+        /* Linux takes the 24-byte RFC 2133 form (no scope id). */
+        if (len < offsetof(struct sockaddr_in6, sin6_scope_id))
+            return -EINVAL;
+        out->addr = sin6->sin6_addr;
+        out->port = ntohs(sin6->sin6_port);
+        out->dual_any = dual && IN6_IS_ADDR_UNSPECIFIED(&sin6->sin6_addr);
+        return 0;
+    }
+    return -EAFNOSUPPORT;
+}
+
+const struct pl_rule *
+pl_rules_match_addr(const struct pl_rules *r, int type, bool bind,
+                    const struct sockaddr *a, socklen_t len, bool dual,
+                    const char *prog)
+{
+    struct pl_rule_addr ep;
     bool tcp = type == SOCK_STREAM;
     struct pl_rule_query q = {
         .proto = tcp ? PL_RULE_TCP : PL_RULE_UDP,
@@ -462,6 +590,8 @@ match_inet(const struct pl_rules *r, int type, bool bind,
         .prog = prog,
     };
 
+    if (pl_rule_addr_from(a, len, dual, &ep) != 0)
+        return NULL;
     return pl_rules_match(r, &q);
 }
 
@@ -475,7 +605,7 @@ pl_rules_route_bind(const struct pl_rules *r, int type,
     const struct pl_rule *m = NULL;
 
     if (route != PL_ROUTE_PASS && r != NULL && r->n > 0)
-        m = match_inet(r, type, true, a, prog);
+        m = pl_rules_match_addr(r, type, true, a, len, false, prog);
     if (hit != NULL)
         *hit = m;
     if (m != NULL && m->action == PL_RULE_KERNEL)
@@ -493,7 +623,7 @@ pl_rules_route_connect(const struct pl_rules *r, int type,
     const struct pl_rule *m = NULL;
 
     if (route != PL_ROUTE_PASS && r != NULL && r->n > 0)
-        m = match_inet(r, type, false, a, prog);
+        m = pl_rules_match_addr(r, type, false, a, len, false, prog);
     if (hit != NULL)
         *hit = m;
     if (m == NULL)

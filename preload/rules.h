@@ -6,12 +6,14 @@
  *
  *     kernel  udp  remote 10.0.0.0/8:53
  *     accel   tcp  role listen  local *:8000-8100  prog nginx
+ *     kernel  tcp  remote [fd00::]/8:443
  *     kernel  prog redis-cli
  *
  * Pure functions: parse text into a table, match a query against it, and
  * combine the match with the built-in decision of decide.h. No file
  * access, configuration, logging or errno (route.c does that).
- * Addresses are network byte order, ports host order.
+ * Addresses are network byte order, ports host order. IPv4 and IPv6
+ * addresses share one space: IPv4 as ::ffff:a.b.c.d (pl_rule_end).
  */
 #ifndef ACCEL_PL_RULES_H
 #define ACCEL_PL_RULES_H
@@ -19,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "decide.h"
@@ -51,11 +54,16 @@ enum pl_rule_role {
 
 #define PL_RULE_PROG_MAX 128
 
-/** An address/prefix and port range; set false: not a selector. */
+/** An address/prefix and port range; set false: not a selector. One
+ *  address space for both families: an IPv4 prefix A.B.C.D/LEN is kept
+ *  as ::ffff:A.B.C.D/(96+LEN), so it also matches the IPv4-mapped form
+ *  of its addresses (dual-stack sockets), and [::ffff:10.0.0.0]/104 is
+ *  10.0.0.0/8. * is ::/0. */
 struct pl_rule_end {
     bool set;
-    uint32_t net, mask; /* network order; mask 0 = any address */
-    uint16_t lo, hi;    /* inclusive, host order */
+    struct in6_addr net; /* bits after plen are zero */
+    uint8_t plen;        /* 0..128; 0 = any address */
+    uint16_t lo, hi;     /* inclusive, host order */
 };
 
 struct pl_rule {
@@ -72,10 +80,13 @@ struct pl_rules {
     size_t n, cap;
 };
 
-/** One endpoint of a query. */
+/** One endpoint of a query, of either family (pl_rule_addr_from). */
 struct pl_rule_addr {
-    uint32_t addr; /* network order */
-    uint16_t port; /* host order */
+    struct in6_addr addr; /* IPv4 as ::ffff:a.b.c.d */
+    uint16_t port;        /* host order */
+    bool dual_any;        /* addr is :: of a dual-stack AF_INET6 socket,
+                             which stands for 0.0.0.0 too: rules matching
+                             either match it */
 };
 
 /** What is being decided. local is given for listen/udp-recv, remote for
@@ -96,6 +107,30 @@ struct pl_rule_query {
  */
 int pl_rules_parse(const char *text, size_t len, const char *file,
                    struct pl_rules *out, char *err, size_t errlen);
+
+/**
+ * The query endpoint for the AF_INET or AF_INET6 address a (len bytes):
+ * an IPv4 address as ::ffff:a.b.c.d, so rules for it match whichever form
+ * the socket used. dual: a was given to an AF_INET6 socket without
+ * IPV6_V6ONLY, whose :: then also stands for 0.0.0.0. Returns 0,
+ * -EAFNOSUPPORT (another family, a NULL) or -EINVAL (len too short).
+ */
+int pl_rule_addr_from(const struct sockaddr *a, socklen_t len, bool dual,
+                      struct pl_rule_addr *out);
+
+/**
+ * The first rule matching a socket of type `type` (SOCK_STREAM or
+ * SOCK_DGRAM) at bind (bind true: a is the local endpoint, role listen or
+ * udp-recv) or at connect/sendto (a is the remote endpoint, role connect
+ * or udp-send), a being AF_INET or AF_INET6 (dual as for
+ * pl_rule_addr_from), for program prog (NULL: rules with a prog pattern
+ * do not match). NULL when none matches or a is not an address of those
+ * families.
+ */
+const struct pl_rule *pl_rules_match_addr(const struct pl_rules *r, int type,
+                                          bool bind, const struct sockaddr *a,
+                                          socklen_t len, bool dual,
+                                          const char *prog);
 
 /** Free the table (safe twice). */
 void pl_rules_free(struct pl_rules *r);

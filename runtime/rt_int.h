@@ -160,6 +160,9 @@ int rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz);
 /** Detach our program from iface if a dead process left it (the caller
  *  holds the interface lock). */
 void rt__xdp_steer_clear_stale(const char *iface);
+/** An fd of accel's program attached to iface, or -ENOENT (none, or
+ *  another program), -ENODEV, -errno. */
+int rt__xdp_steer_prog_fd(const char *iface);
 
 /* ifacelock.c: one accel process (and its fork children) per interface:
  * 0, or -EBUSY when another process drives it (its pid in owner). */

@@ -37,6 +37,7 @@
 #include "rt_int.h"
 #include "stats.h"
 #include "stk.h"
+#include "xdpsteer6.h"
 
 static pthread_mutex_t start_mu = PTHREAD_MUTEX_INITIALIZER;
 static int start_state; /* 0: not tried, 1: up, <0: failed with -errno */
@@ -107,6 +108,17 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         rt__port_close(port_id);
         rt__eal_remove(port_id);
         return rc;
+    }
+    /* The program is attached and the stack's MAC known: its IPv6
+     * addresses can go into the program's map (xdpsteer6.c). */
+    if (prog[0] && base_cfg.has_ip6) {
+        int rc6 = rt__xdp_steer_setup6(base_cfg.iface, mac, &base_cfg.ip6_addr);
+
+        if (rc6 != 0)
+            BASE_WARN("start",
+                      "IPv6 steering on %s unavailable (%s): IPv6 frames "
+                      "stay with the kernel",
+                      base_cfg.iface, strerror(-rc6));
     }
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s%s",
              driver == BASE_DRIVER_AF_XDP ? "af_xdp" : "af_packet",

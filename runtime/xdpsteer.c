@@ -91,25 +91,40 @@ out:
     return rc;
 }
 
-void
-rt__xdp_steer_clear_stale(const char *iface)
+int
+rt__xdp_steer_prog_fd(const char *iface)
 {
     struct bpf_prog_info info;
     uint32_t len = sizeof(info), id = 0;
     int ifindex = (int)if_nametoindex(iface), fd;
 
-    if (ifindex == 0 || bpf_xdp_query_id(ifindex, 0, &id) != 0 || id == 0)
-        return;
+    if (ifindex == 0)
+        return -ENODEV;
+    if (bpf_xdp_query_id(ifindex, 0, &id) != 0 || id == 0)
+        return -ENOENT;
     fd = bpf_prog_get_fd_by_id(id);
     if (fd < 0)
-        return;
+        return fd;
     memset(&info, 0, sizeof(info));
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-        strcmp(info.name, XS_PROG_NAME) == 0) {
-        if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
-            BASE_INFO("port",
-                      "removed the XDP program a dead accel process left on %s",
-                      iface);
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 ||
+        strcmp(info.name, XS_PROG_NAME) != 0) {
+        close(fd);
+        return -ENOENT;
     }
+    return fd;
+}
+
+void
+rt__xdp_steer_clear_stale(const char *iface)
+{
+    int ifindex = (int)if_nametoindex(iface);
+    int fd = rt__xdp_steer_prog_fd(iface);
+
+    if (fd < 0)
+        return;
+    if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
+        BASE_INFO("port",
+                  "removed the XDP program a dead accel process left on %s",
+                  iface);
     close(fd);
 }

@@ -16,6 +16,23 @@
 namespace
 {
 
+sockaddr_in6
+sin6(const char *addr, uint16_t port)
+{
+    sockaddr_in6 s{};
+    s.sin6_family = AF_INET6;
+    s.sin6_port = htons(port);
+    EXPECT_EQ(inet_pton(AF_INET6, addr, &s.sin6_addr), 1) << addr;
+    return s;
+}
+
+std::string
+str6(const in6_addr &a)
+{
+    char b[INET6_ADDRSTRLEN];
+    return inet_ntop(AF_INET6, &a, b, sizeof(b));
+}
+
 // A parsed table, freed at the end of the test.
 struct Rules {
     pl_rules r{};
@@ -46,11 +63,27 @@ error_of(const std::string &text)
 }
 
 // The action of the first rule matching, PL_RULE_NONE when none does.
+// An address of either family ("10.0.0.1", "fd00::1") as a query
+// endpoint, through pl_rule_addr_from.
+pl_rule_addr
+ep_of(const char *addr, uint16_t port, bool dual = false)
+{
+    pl_rule_addr ep{};
+    if (strchr(addr, ':') != nullptr) {
+        sockaddr_in6 s6 = sin6(addr, port);
+        EXPECT_EQ(pl_rule_addr_from((sockaddr *)&s6, sizeof(s6), dual, &ep), 0);
+    } else {
+        sockaddr_in s = sin(addr, port);
+        EXPECT_EQ(pl_rule_addr_from((sockaddr *)&s, sizeof(s), dual, &ep), 0);
+    }
+    return ep;
+}
+
 pl_rule_action
 act(const Rules &r, pl_rule_proto proto, pl_rule_role role, const char *addr,
     uint16_t port, const char *prog = "app")
 {
-    pl_rule_addr ep = {ip(addr), port};
+    pl_rule_addr ep = ep_of(addr, port);
     bool local = role == PL_RULE_LISTEN || role == PL_RULE_UDP_RECV;
     pl_rule_query q = {proto, role, local ? &ep : nullptr,
                        local ? nullptr : &ep, prog};
@@ -62,7 +95,7 @@ unsigned
 line_of(const Rules &r, pl_rule_proto proto, pl_rule_role role,
         const char *addr, uint16_t port, const char *prog = "app")
 {
-    pl_rule_addr ep = {ip(addr), port};
+    pl_rule_addr ep = ep_of(addr, port);
     bool local = role == PL_RULE_LISTEN || role == PL_RULE_UDP_RECV;
     pl_rule_query q = {proto, role, local ? &ep : nullptr,
                        local ? nullptr : &ep, prog};
@@ -113,8 +146,8 @@ TEST(RulesParse, FieldsOfAFullRule)
     EXPECT_EQ(x.proto, PL_RULE_TCP);
     EXPECT_EQ(x.role, PL_RULE_LISTEN);
     EXPECT_TRUE(x.local.set);
-    EXPECT_EQ(x.local.net, ip("10.200.0.0"));
-    EXPECT_EQ(x.local.mask, ip("255.255.255.0"));
+    EXPECT_EQ(str6(x.local.net), "::ffff:10.200.0.0");
+    EXPECT_EQ(x.local.plen, 96 + 24);
     EXPECT_EQ(x.local.lo, 8000);
     EXPECT_EQ(x.local.hi, 8100);
     EXPECT_FALSE(x.remote.set);
@@ -146,18 +179,18 @@ TEST(RulesParse, EndpointForms)
             "kernel local 10.0.0.0/8");
     ASSERT_EQ(r.rc, 0) << r.err;
     ASSERT_EQ(r.r.n, 7u);
-    EXPECT_EQ(r.r.v[0].local.mask, 0u);
+    EXPECT_EQ(r.r.v[0].local.plen, 0);
     EXPECT_EQ(r.r.v[0].local.lo, 0);
     EXPECT_EQ(r.r.v[0].local.hi, 65535);
     EXPECT_EQ(r.r.v[1].local.lo, 80);
     EXPECT_EQ(r.r.v[1].local.hi, 80);
     EXPECT_EQ(r.r.v[2].local.hi, 65535);
-    EXPECT_EQ(r.r.v[3].local.mask, 0xffffffffu);
-    EXPECT_EQ(r.r.v[3].local.net, ip("10.1.2.3"));
+    EXPECT_EQ(r.r.v[3].local.plen, 128);
+    EXPECT_EQ(str6(r.r.v[3].local.net), "::ffff:10.1.2.3");
     EXPECT_EQ(r.r.v[4].local.lo, 7);
     EXPECT_EQ(r.r.v[4].local.hi, 9);
-    EXPECT_EQ(r.r.v[5].local.mask, 0u);
-    EXPECT_EQ(r.r.v[6].local.mask, ip("255.0.0.0"));
+    EXPECT_EQ(r.r.v[5].local.plen, 96) << "0.0.0.0/0: every IPv4 address";
+    EXPECT_EQ(r.r.v[6].local.plen, 96 + 8);
     EXPECT_EQ(r.r.v[6].line, 7u) << "a last line without a newline counts";
 }
 
@@ -255,13 +288,13 @@ TEST(RulesParseError, BadAddress)
 {
     EXPECT_EQ(error_of("kernel remote 10.0.0:53"),
               "r.conf:1: remote '10.0.0:53': bad address '10.0.0' (expected "
-              "A.B.C.D, A.B.C.D/LEN or *)");
+              "A.B.C.D, A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)");
     EXPECT_EQ(error_of("kernel remote 256.0.0.1"),
               "r.conf:1: remote '256.0.0.1': bad address '256.0.0.1' "
-              "(expected A.B.C.D, A.B.C.D/LEN or *)");
+              "(expected A.B.C.D, A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)");
     EXPECT_EQ(error_of("kernel remote localhost"),
               "r.conf:1: remote 'localhost': bad address 'localhost' "
-              "(expected A.B.C.D, A.B.C.D/LEN or *)");
+              "(expected A.B.C.D, A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)");
     EXPECT_EQ(error_of("kernel local :53"),
               "r.conf:1: local ':53': missing address (write *:53 for any "
               "address)");
@@ -604,4 +637,208 @@ TEST(RulesRoute, CatchAllKernelRuleAfterAnAllowList)
     EXPECT_EQ(bind_r(r, SOCK_STREAM, "0.0.0.0", 81), PL_ROUTE_KERNEL);
     EXPECT_EQ(connect_r(r, SOCK_STREAM, "10.200.0.1", 80), PL_ROUTE_KERNEL);
     EXPECT_EQ(connect_r(r, SOCK_DGRAM, "10.200.0.1", 80), PL_ROUTE_KERNEL);
+}
+
+// ---- IPv6 ---------------------------------------------------------------
+
+TEST(RulesParse6, EndpointForms)
+{
+    Rules r("kernel local [fd00::]/8\n"
+            "kernel remote fd00:200::1\n"
+            "kernel local [::1]\n"
+            "kernel remote [fd00::1]:80\n"
+            "kernel remote [fd00:200::]/64:8000-8100\n"
+            "kernel local [::]:*\n"
+            "kernel remote fd00::/8\n"
+            "kernel remote [::ffff:10.0.0.0]/104\n"
+            "kernel remote ::1:80\n"
+            "kernel local [::]/0");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    ASSERT_EQ(r.r.n, 10u);
+    EXPECT_EQ(str6(r.r.v[0].local.net), "fd00::");
+    EXPECT_EQ(r.r.v[0].local.plen, 8);
+    EXPECT_EQ(r.r.v[0].local.lo, 0);
+    EXPECT_EQ(r.r.v[0].local.hi, 65535);
+    EXPECT_EQ(str6(r.r.v[1].remote.net), "fd00:200::1");
+    EXPECT_EQ(r.r.v[1].remote.plen, 128);
+    EXPECT_EQ(str6(r.r.v[2].local.net), "::1");
+    EXPECT_EQ(r.r.v[3].remote.plen, 128);
+    EXPECT_EQ(r.r.v[3].remote.lo, 80);
+    EXPECT_EQ(r.r.v[3].remote.hi, 80);
+    EXPECT_EQ(r.r.v[4].remote.plen, 64);
+    EXPECT_EQ(r.r.v[4].remote.lo, 8000);
+    EXPECT_EQ(r.r.v[4].remote.hi, 8100);
+    EXPECT_EQ(str6(r.r.v[5].local.net), "::");
+    EXPECT_EQ(r.r.v[5].local.plen, 128) << "[::] is the wildcard only";
+    EXPECT_EQ(r.r.v[6].remote.plen, 8);
+    EXPECT_EQ(str6(r.r.v[7].remote.net), "::ffff:10.0.0.0");
+    EXPECT_EQ(r.r.v[7].remote.plen, 104);
+    EXPECT_EQ(str6(r.r.v[8].remote.net), str6(sin6("::1:80", 0).sin6_addr))
+        << "without brackets, every colon is the address's";
+    EXPECT_EQ(r.r.v[8].remote.hi, 65535);
+    EXPECT_EQ(r.r.v[9].local.plen, 0);
+}
+
+TEST(RulesParse6, Errors)
+{
+    EXPECT_EQ(error_of("\n\nkernel remote [fd00::1"),
+              "r.conf:3: remote '[fd00::1': bad address '[fd00::1' "
+              "(expected [IPV6], [IPV6]/LEN, optionally :PORTS after it)");
+    EXPECT_EQ(error_of("kernel remote [fd00::g]:80"),
+              "r.conf:1: remote '[fd00::g]:80': bad address 'fd00::g' "
+              "(expected A.B.C.D, A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)");
+    EXPECT_EQ(error_of("kernel remote [10.0.0.1]:80"),
+              "r.conf:1: remote '[10.0.0.1]:80': bad address '10.0.0.1' "
+              "(expected A.B.C.D, A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)");
+    EXPECT_EQ(error_of("kernel local [fd00::]/129"),
+              "r.conf:1: local '[fd00::]/129': bad prefix length '/129' "
+              "(expected /0../128)");
+    EXPECT_EQ(error_of("accel\nkernel remote [fd00::1]/8:443"),
+              "r.conf:2: remote '[fd00::1]/8:443': bad prefix: fd00::1 has "
+              "bits set outside /8 (did you mean [fd00::]/8?)");
+    EXPECT_EQ(error_of("kernel remote fd00::1/8"),
+              "r.conf:1: remote 'fd00::1/8': bad prefix: fd00::1 has bits "
+              "set outside /8 (did you mean fd00::/8?)");
+    EXPECT_EQ(error_of("kernel remote [fd00::1]:99999"),
+              "r.conf:1: remote: bad port '99999' (expected 0..65535, "
+              "LOW-HIGH or *)");
+    EXPECT_EQ(error_of("kernel remote [fd00::1]80"),
+              "r.conf:1: remote '[fd00::1]80': bad address '[fd00::1]80' "
+              "(expected [IPV6], [IPV6]/LEN, optionally :PORTS after it)");
+    EXPECT_EQ(error_of("kernel remote []:80"),
+              "r.conf:1: remote '[]:80': bad address '' (expected A.B.C.D, "
+              "A.B.C.D/LEN, [IPV6], [IPV6]/LEN or *)");
+}
+
+TEST(RulesMatch6, NativeAddressesAndPorts)
+{
+    Rules r("kernel tcp remote [fd00:200::]/64:443\n"
+            "accel  tcp remote [fd00::]/8\n"
+            "kernel udp local [::1]\n");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_CONNECT, "fd00:200::1", 443), 1u);
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_CONNECT, "fd00:200::1", 80), 2u);
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_CONNECT, "fd12::1", 443), 2u);
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_CONNECT, "2001:db8::1", 443), 0u);
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_RECV, "::1", 5000), 3u);
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_RECV, "::", 5000), 0u);
+    // IPv6 rules never match IPv4 addresses.
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_CONNECT, "10.0.0.1", 443), 0u);
+}
+
+TEST(RulesMatch6, Ipv4RuleMatchesItsMappedForm)
+{
+    Rules r("kernel remote 10.0.0.0/8:53\n"
+            "accel remote 0.0.0.0/0\n");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_SEND, "10.1.2.3", 53), 1u);
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_SEND, "::ffff:10.1.2.3", 53),
+              1u);
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_SEND, "::ffff:11.1.2.3", 53),
+              2u);
+    // 0.0.0.0/0 is every IPv4 address, no native IPv6 one.
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_SEND, "fd00::1", 53), 0u);
+    EXPECT_EQ(line_of(r, PL_RULE_UDP, PL_RULE_UDP_SEND, "::a01:203", 53), 0u)
+        << "::10.1.2.3 (v4-compatible) is not 10.1.2.3";
+}
+
+TEST(RulesMatch6, MappedPrefixMatchesIpv4)
+{
+    Rules r("kernel remote [::ffff:10.0.0.0]/104\n");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(act(r, PL_RULE_TCP, PL_RULE_CONNECT, "10.200.0.1", 80),
+              PL_RULE_KERNEL);
+    EXPECT_EQ(act(r, PL_RULE_TCP, PL_RULE_CONNECT, "::ffff:10.200.0.1", 80),
+              PL_RULE_KERNEL);
+    EXPECT_EQ(act(r, PL_RULE_TCP, PL_RULE_CONNECT, "11.0.0.1", 80),
+              PL_RULE_NONE);
+}
+
+TEST(RulesMatch6, StarMatchesBothFamilies)
+{
+    Rules r("kernel tcp local *:9100\n");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_LISTEN, "0.0.0.0", 9100), 1u);
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_LISTEN, "::", 9100), 1u);
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_LISTEN, "fd00::2", 9100), 1u);
+    EXPECT_EQ(line_of(r, PL_RULE_TCP, PL_RULE_LISTEN, "fd00::2", 9101), 0u);
+}
+
+TEST(RulesMatch6, DualStackWildcardIsBothWildcards)
+{
+    Rules v4("kernel tcp local 0.0.0.0:80\n");
+    Rules v6("kernel tcp local [::]:80\n");
+    ASSERT_EQ(v4.rc, 0) << v4.err;
+    ASSERT_EQ(v6.rc, 0) << v6.err;
+    sockaddr_in6 any = sin6("::", 80);
+
+    // A dual-stack socket's :: is 0.0.0.0 too; an IPV6_V6ONLY one's is not.
+    EXPECT_NE(pl_rules_match_addr(&v4.r, SOCK_STREAM, true, (sockaddr *)&any,
+                                  sizeof(any), true, "app"),
+              nullptr);
+    EXPECT_EQ(pl_rules_match_addr(&v4.r, SOCK_STREAM, true, (sockaddr *)&any,
+                                  sizeof(any), false, "app"),
+              nullptr);
+    EXPECT_NE(pl_rules_match_addr(&v6.r, SOCK_STREAM, true, (sockaddr *)&any,
+                                  sizeof(any), true, "app"),
+              nullptr);
+    EXPECT_NE(pl_rules_match_addr(&v6.r, SOCK_STREAM, true, (sockaddr *)&any,
+                                  sizeof(any), false, "app"),
+              nullptr);
+    // 0.0.0.0 itself is not ::.
+    sockaddr_in any4 = sin("0.0.0.0", 80);
+    EXPECT_EQ(pl_rules_match_addr(&v6.r, SOCK_STREAM, true, (sockaddr *)&any4,
+                                  sizeof(any4), true, "app"),
+              nullptr);
+}
+
+TEST(RulesMatch6, MatchAddrRolesAndProg)
+{
+    Rules r("kernel udp role udp-send remote [fd00::53]:53 prog dig\n"
+            "accel tcp role connect remote [fd00::]/16\n");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    sockaddr_in6 dns = sin6("fd00::53", 53);
+    const pl_rule *m = pl_rules_match_addr(
+        &r.r, SOCK_DGRAM, false, (sockaddr *)&dns, sizeof(dns), false, "dig");
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->line, 1u);
+    EXPECT_EQ(pl_rules_match_addr(&r.r, SOCK_DGRAM, false, (sockaddr *)&dns,
+                                  sizeof(dns), false, "curl"),
+              nullptr);
+    EXPECT_EQ(pl_rules_match_addr(&r.r, SOCK_DGRAM, true, (sockaddr *)&dns,
+                                  sizeof(dns), false, "dig"),
+              nullptr)
+        << "bind is udp-recv, not udp-send";
+    m = pl_rules_match_addr(&r.r, SOCK_STREAM, false, (sockaddr *)&dns,
+                            sizeof(dns), false, "x");
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->line, 2u);
+}
+
+TEST(RulesMatch6, AddrFromFamiliesAndLengths)
+{
+    pl_rule_addr ep;
+    sockaddr_in6 s6 = sin6("fd00::1", 8080);
+    sockaddr_in s4 = sin("10.1.2.3", 53);
+
+    ASSERT_EQ(pl_rule_addr_from((sockaddr *)&s6, sizeof(s6), true, &ep), 0);
+    EXPECT_EQ(str6(ep.addr), "fd00::1");
+    EXPECT_EQ(ep.port, 8080);
+    EXPECT_FALSE(ep.dual_any);
+    ASSERT_EQ(pl_rule_addr_from((sockaddr *)&s6, 24, false, &ep), 0)
+        << "the RFC 2133 length Linux takes";
+    EXPECT_EQ(pl_rule_addr_from((sockaddr *)&s6, 23, false, &ep), -EINVAL);
+    ASSERT_EQ(pl_rule_addr_from((sockaddr *)&s4, sizeof(s4), false, &ep), 0);
+    EXPECT_EQ(str6(ep.addr), "::ffff:10.1.2.3");
+    EXPECT_EQ(ep.port, 53);
+    EXPECT_EQ(pl_rule_addr_from((sockaddr *)&s4, sizeof(s4) - 1, false, &ep),
+              -EINVAL);
+    sockaddr_un un{};
+    un.sun_family = AF_UNIX;
+    EXPECT_EQ(pl_rule_addr_from((sockaddr *)&un, sizeof(un), false, &ep),
+              -EAFNOSUPPORT);
+    EXPECT_EQ(pl_rule_addr_from(nullptr, 0, false, &ep), -EAFNOSUPPORT);
+    EXPECT_EQ(pl_rules_match_addr(nullptr, SOCK_STREAM, true, (sockaddr *)&un,
+                                  sizeof(un), false, "x"),
+              nullptr);
 }
