@@ -133,16 +133,6 @@ TEST(Decide, RoutableRules)
 namespace
 {
 
-sockaddr_in6
-sin6(const char *a, uint16_t port)
-{
-    sockaddr_in6 s{};
-    s.sin6_family = AF_INET6;
-    s.sin6_port = htons(port);
-    EXPECT_EQ(inet_pton(AF_INET6, a, &s.sin6_addr), 1) << a;
-    return s;
-}
-
 pl_in6
 view(const sockaddr_in6 &s, bool v6only, bool dgram, sockaddr_in *v4,
      socklen_t len = sizeof(sockaddr_in6))

@@ -1,4 +1,5 @@
-// IPv4 helpers shared by the preload unit tests (decide_test, rules_test).
+// IPv4 and IPv6 helpers shared by the preload unit tests (decide_test,
+// rules_test).
 #ifndef ACCEL_TEST_INET_HELPERS_H
 #define ACCEL_TEST_INET_HELPERS_H
 
@@ -23,6 +24,16 @@ sin(const char *addr, uint16_t port)
     s.sin_family = AF_INET;
     s.sin_port = htons(port);
     s.sin_addr.s_addr = ip(addr);
+    return s;
+}
+
+inline sockaddr_in6
+sin6(const char *addr, uint16_t port)
+{
+    sockaddr_in6 s{};
+    s.sin6_family = AF_INET6;
+    s.sin6_port = htons(port);
+    inet_pton(AF_INET6, addr, &s.sin6_addr);
     return s;
 }
 

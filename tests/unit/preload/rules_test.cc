@@ -16,16 +16,6 @@
 namespace
 {
 
-sockaddr_in6
-sin6(const char *addr, uint16_t port)
-{
-    sockaddr_in6 s{};
-    s.sin6_family = AF_INET6;
-    s.sin6_port = htons(port);
-    EXPECT_EQ(inet_pton(AF_INET6, addr, &s.sin6_addr), 1) << addr;
-    return s;
-}
-
 std::string
 str6(const in6_addr &a)
 {
