@@ -1,10 +1,10 @@
 /*
  * Behaviour: IPV6_ADDRFORM turns an AF_INET6 socket connected to an
  * IPv4-mapped address into an AF_INET one: SO_DOMAIN becomes AF_INET, the
- * names become sockaddr_in (len 16), data still flows; on an unconnected
- * socket it is ENOTCONN, on a native IPv6 connection EADDRNOTAVAIL, to a
- * family other than AF_INET EINVAL; a UDP socket connected to a mapped
- * address converts too.
+ * names become sockaddr_in (len 16, read into a sockaddr_storage), data
+ * still flows; on an unconnected socket it is ENOTCONN, on a native IPv6
+ * connection EADDRNOTAVAIL, to a family other than AF_INET EINVAL; a UDP
+ * socket connected to a mapped address converts too.
  */
 #include "scen.h"
 
@@ -12,7 +12,7 @@ int
 main(void)
 {
     struct sockaddr_in6 mu = d_sin6(D_PEER_MAPPED, D_UDP_ECHO);
-    struct sockaddr_in a;
+    struct sockaddr_storage a;
     socklen_t al;
     char buf[8];
     int t, n, u, f;
