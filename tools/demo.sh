@@ -64,7 +64,7 @@ stop_nginx() {
 echo "== the lab"
 accel-lab down >/dev/null 2>&1
 accel-lab up >"$W/lab.out" 2>&1 || die "accel-lab up failed: $(tail -3 "$W/lab.out")"
-ACCEL_ENV=$(grep -o 'ACCEL_[A-Z_]*=[^ "'"'"']*' "$W/lab.out" | sort -u | tr '\n' ' ')
+ACCEL_ENV=$(grep -o 'ACCEL_[A-Z0-9_]*=[^ "'"'"']*' "$W/lab.out" | sort -u | tr '\n' ' ')
 accel-lab status | sed 's/^/  /'
 echo "  accelerated environment: $ACCEL_ENV"
 

@@ -1,9 +1,9 @@
 /*
  * Network helpers shared by the differential scenarios: connect to a peer
- * service, open a listener, ask the peer to connect back, exact-length
- * reads and writes, waiting for poll events, and the FNV-1a hash used to
- * check bulk data. Setup failures end the scenario with a trace line and
- * exit status 3, so a broken environment shows up as a clear difference.
+ * service, open a listener, ask the peer to connect back (to either of the
+ * subject's addresses), exact-length I/O, poll waits, the FNV-1a hash of
+ * bulk data, IPv6 forms (at the end). Setup failures end the scenario with
+ * a trace line and exit status 3, so a broken environment shows clearly.
  */
 #define _GNU_SOURCE
 #include "dnet.h"
@@ -86,33 +86,35 @@ d_listen(int port)
 int
 d_connect_back(int port, const char *mode)
 {
-    char line[256], reply[64];
-    size_t n = 0;
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = d_sin(D_PEER_IP, D_CTRL);
+    return d_connect_back_to(D_SUBJ_IP, port, mode);
+}
 
-    if (fd < 0)
-        d_fatal(__LINE__, "socket");
-    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-        d_fatal(__LINE__, "connect to peer control");
-    snprintf(line, sizeof(line), "%d %s\n", port, mode);
-    if (d_write_full(fd, line, strlen(line)) < 0)
-        d_fatal(__LINE__, "write control");
-    while (n < sizeof(reply) - 1) {
-        ssize_t r = read(fd, reply + n, 1);
-        if (r <= 0)
-            break;
-        if (reply[n++] == '\n')
-            break;
-    }
-    reply[n] = '\0';
-    close(fd);
-    if (strcmp(reply, "ok\n") != 0) {
-        printf("%d: FATAL connect-back %d %s: %s\n", __LINE__, port, mode,
-               tr_data(reply, n));
+/*
+ * One control request: the peer connects to ip:port and runs mode. The
+ * request line is "PORT MODE" for D_SUBJ_IP (the only form before IPv6:
+ * the peer connects to the address it was started with) or "[IP] PORT
+ * MODE". Returns 1 when the peer's connect succeeded, 0 when it failed
+ * (its reply "err ENAME\n" left in @p reply); exits on anything else. The
+ * line numbers of d_connect_back_to()'s notes are those the notes of
+ * d_connect_back() had before IPv6: old traces stay the same.
+ */
+static int ctrl_request(const char *ip, int port, const char *mode, char *reply,
+                        size_t len);
+
+int
+d_connect_back_to(const char *ip, int port, const char *mode)
+{
+    char reply[64];
+
+    if (!ctrl_request(ip, port, mode, reply, sizeof(reply))) {
+        printf("%d: FATAL connect-back %s %d %s: %s\n", __LINE__, ip, port,
+               mode, tr_data(reply, strlen(reply)));
         exit(3);
     }
-    NOTE("peer connected back to port %d (%s)", port, mode);
+    if (strcmp(ip, D_SUBJ_IP) == 0)
+        NOTE("peer connected back to port %d (%s)", port, mode);
+    else
+        NOTE("peer connected back to [%s]:%d (%s)", ip, port, mode);
     return 0;
 }
 
@@ -199,4 +201,130 @@ d_alarm_arm(int restart)
     sa.sa_flags = restart ? SA_RESTART : 0;
     sigaction(SIGALRM, &sa, NULL);
     setitimer(ITIMER_REAL, &it, NULL);
+}
+
+struct sockaddr_in6
+d_sin6(const char *ip, int port)
+{
+    struct sockaddr_in6 a;
+
+    memset(&a, 0, sizeof(a));
+    a.sin6_family = AF_INET6;
+    a.sin6_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET6, ip, &a.sin6_addr) != 1) {
+        printf("%d: FATAL bad IPv6 address %s\n", __LINE__, ip);
+        exit(3);
+    }
+    return a;
+}
+
+struct sockaddr_in6
+d_sin6_mapped(const char *ip4, int port)
+{
+    struct sockaddr_in6 a = d_sin6("::", port);
+    struct in_addr v4;
+
+    if (inet_pton(AF_INET, ip4, &v4) != 1) {
+        printf("%d: FATAL bad IPv4 address %s\n", __LINE__, ip4);
+        exit(3);
+    }
+    a.sin6_addr.s6_addr[10] = 0xff;
+    a.sin6_addr.s6_addr[11] = 0xff;
+    memcpy(&a.sin6_addr.s6_addr[12], &v4, 4);
+    return a;
+}
+
+int
+d_is_mapped(const struct sockaddr_in6 *a)
+{
+    return IN6_IS_ADDR_V4MAPPED(&a->sin6_addr);
+}
+
+int
+d_connect6(const char *ip, int port)
+{
+    struct sockaddr_in6 a = d_sin6(ip, port);
+    int fd = socket(AF_INET6, SOCK_STREAM, 0);
+
+    if (fd < 0)
+        d_fatal(__LINE__, "socket");
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+        d_fatal(__LINE__, "connect to peer");
+    NOTE("connected to peer [%s]:%d", ip, port);
+    return fd;
+}
+
+int
+d_listen6(const char *ip, int port, int v6only)
+{
+    struct sockaddr_in6 a = d_sin6(ip, port);
+    int one = 1;
+    int fd = socket(AF_INET6, SOCK_STREAM, 0);
+
+    if (fd < 0)
+        d_fatal(__LINE__, "socket");
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0)
+        d_fatal(__LINE__, "SO_REUSEADDR");
+    if (v6only >= 0 &&
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only)) < 0)
+        d_fatal(__LINE__, "IPV6_V6ONLY");
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+        d_fatal(__LINE__, "bind listener");
+    if (listen(fd, 16) < 0)
+        d_fatal(__LINE__, "listen");
+    NOTE("listening on subject [%s]:%d%s", ip, port,
+         v6only < 0 ? "" : (v6only ? " v6only" : " dual"));
+    return fd;
+}
+
+int
+d_connect_back_try(const char *ip, int port, const char *mode)
+{
+    char reply[64];
+
+    if (!ctrl_request(ip, port, mode, reply, sizeof(reply))) {
+        reply[strcspn(reply, "\n")] = '\0';
+        NOTE("peer could not connect back to [%s]:%d: %s", ip, port, reply + 4);
+        return -1;
+    }
+    NOTE("peer connected back to [%s]:%d (%s)", ip, port, mode);
+    return 0;
+}
+
+/* See its declaration above d_connect_back_to(). */
+static int
+ctrl_request(const char *ip, int port, const char *mode, char *reply,
+             size_t len)
+{
+    char line[256];
+    size_t n = 0;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = d_sin(D_PEER_IP, D_CTRL);
+
+    if (fd < 0)
+        d_fatal(__LINE__, "socket");
+    if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+        d_fatal(__LINE__, "connect to peer control");
+    if (strcmp(ip, D_SUBJ_IP) == 0)
+        snprintf(line, sizeof(line), "%d %s\n", port, mode);
+    else
+        snprintf(line, sizeof(line), "[%s] %d %s\n", ip, port, mode);
+    if (d_write_full(fd, line, strlen(line)) < 0)
+        d_fatal(__LINE__, "write control");
+    while (n < len - 1) {
+        ssize_t r = read(fd, reply + n, 1);
+        if (r <= 0)
+            break;
+        if (reply[n++] == '\n')
+            break;
+    }
+    reply[n] = '\0';
+    close(fd);
+    if (strcmp(reply, "ok\n") == 0)
+        return 1;
+    if (strncmp(reply, "err ", 4) == 0)
+        return 0;
+    printf("%d: FATAL connect-back %s %d %s: %s\n", __LINE__, ip, port, mode,
+           tr_data(reply, n));
+    exit(3);
 }

@@ -4,9 +4,10 @@
  * used to check bulk transfers, and small loops (read exactly n bytes,
  * wait for poll events, ask the peer to connect back).
  *
- * Both worlds use the same addresses: the subject is 10.200.0.2 (kernel
- * address in the reference namespace, the accelerated stack's address in
- * the lab), the kernel peer is 10.200.0.1.
+ * Both worlds use the same addresses: the subject is 10.200.0.2 and
+ * fd00:200::2 (kernel addresses in the reference namespace, the
+ * accelerated stack's ACCEL_IP and ACCEL_IP6 in the lab), the kernel peer
+ * is 10.200.0.1 and fd00:200::1. The peer serves every port on both.
  */
 #ifndef DIFF_DNET_H
 #define DIFF_DNET_H
@@ -21,6 +22,15 @@
 #define D_PEER_IP "10.200.0.1"
 #define D_SUBJ_IP "10.200.0.2"
 #define D_NONLOCAL_IP "10.200.0.99"
+
+/* IPv6: native addresses, and the IPv4 ones in IPv4-mapped form (what an
+ * AF_INET6 socket uses to reach them). */
+#define D_PEER_IP6 "fd00:200::1"
+#define D_SUBJ_IP6 "fd00:200::2"
+#define D_NONLOCAL_IP6 "fd00:200::99"
+#define D_PEER_MAPPED "::ffff:10.200.0.1"
+#define D_SUBJ_MAPPED "::ffff:10.200.0.2"
+#define D_NONLOCAL_MAPPED "::ffff:10.200.0.99"
 
 /* Peer services (see peer.c for what each does). */
 enum {
@@ -77,6 +87,39 @@ d_pattern(uint64_t off)
 {
     return (unsigned char)((off * 131u) ^ (off >> 9) ^ 0x5a);
 }
+
+/** sockaddr_in6 for [ip]:port, any IPv6 text form ("::ffff:a.b.c.d"
+ *  too); flowinfo and scope_id 0. Exits on a malformed @p ip. */
+struct sockaddr_in6 d_sin6(const char *ip, int port);
+
+/** sockaddr_in6 for the IPv4-mapped form of the dotted @p ip4. */
+struct sockaddr_in6 d_sin6_mapped(const char *ip4, int port);
+
+/** 1 when @p a holds an IPv4-mapped address (::ffff:a.b.c.d), else 0. */
+int d_is_mapped(const struct sockaddr_in6 *a);
+
+/** AF_INET6 TCP socket connected to the peer's [@p ip]:@p port (a native
+ *  or mapped address); exits on failure. */
+int d_connect6(const char *ip, int port);
+
+/**
+ * AF_INET6 TCP socket bound to [@p ip]:@p port with SO_REUSEADDR,
+ * listening; @p v6only 0 or 1 sets IPV6_V6ONLY before the bind, -1 leaves
+ * the default.
+ */
+int d_listen6(const char *ip, int port, int v6only);
+
+/** d_connect_back() to the subject's address @p ip (IPv4 or IPv6 text)
+ *  instead of D_SUBJ_IP. */
+int d_connect_back_to(const char *ip, int port, const char *mode);
+
+/**
+ * d_connect_back_to() that may fail: returns 0 once the peer's connect
+ * succeeded, or -1 with the peer's errno name traced (say ECONNREFUSED:
+ * nothing listens there for that family). Exits only when the control
+ * connection itself fails.
+ */
+int d_connect_back_try(const char *ip, int port, const char *mode);
 
 /** FNV-1a over @p len bytes, continuing from @p h (start: D_FNV_INIT). */
 #define D_FNV_INIT 2166136261u

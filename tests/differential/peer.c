@@ -13,9 +13,14 @@
  *   7006 hold     accept and never read; close on the client's EOF or
  *                 after 10 s
  *   7007 udp echo echo each datagram (zero-length ones too) to its sender
- *   7008 control  read "PORT MODE\n", connect to the subject's PORT, reply
- *                 "ok\n" (or "err ENAME\n"), then run MODE on that
+ *   7008 control  read "PORT MODE\n" or "[IP] PORT MODE\n", connect to the
+ *                 subject's PORT (at SUBJECT_IP, or at IP, IPv4 or IPv6),
+ *                 reply "ok\n" (or "err ENAME\n"), then run MODE on that
  *                 connection: hold | send:TEXT | echo | close | rst
+ *
+ * Every service listens twice: on D_PEER_IP (AF_INET sockets, as before
+ * IPv6) and on D_PEER_IP6 (AF_INET6 sockets with IPV6_V6ONLY), so the
+ * IPv4 scenarios meet exactly the sockets they always did.
  *
  * Usage: peer SUBJECT_IP. Prints "ready" on stdout once every socket
  * listens. One child process per connection (the main loop only accepts),
@@ -44,18 +49,28 @@ die(const char *what)
     exit(1);
 }
 
+/* A socket of @p type on the peer's address of @p family, port @p port
+ * (listening for TCP). */
 static int
-listen_on(int type, int port)
+listen_on(int family, int type, int port)
 {
     struct sockaddr_in a = d_sin(D_PEER_IP, port);
+    struct sockaddr_in6 a6 = d_sin6(D_PEER_IP6, port);
     int one = 1;
-    int fd = socket(AF_INET, type, 0);
+    int fd = socket(family, type, 0);
+    int r;
 
     if (fd < 0)
         die("socket");
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-        die("bind");
+    if (family == AF_INET6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+        r = bind(fd, (struct sockaddr *)&a6, sizeof(a6));
+    } else {
+        r = bind(fd, (struct sockaddr *)&a, sizeof(a));
+    }
+    if (r < 0)
+        die(family == AF_INET6 ? "bind " D_PEER_IP6 : "bind " D_PEER_IP);
     if (type == SOCK_STREAM && listen(fd, 64) < 0)
         die("listen");
     return fd;
@@ -141,22 +156,42 @@ do_rst(int fd)
 static void
 do_ctrl(int cfd)
 {
-    char line[256], *mode, reply[64];
+    char line[256], *mode, *req, reply[64];
+    const char *ip = subject_ip;
     size_t n = 0;
-    int port, fd;
+    int port, fd = -1;
     struct sockaddr_in a;
+    struct sockaddr_in6 a6;
 
     while (n < sizeof(line) - 1 && read(cfd, line + n, 1) == 1)
         if (line[n++] == '\n')
             break;
     line[n] = '\0';
     line[strcspn(line, "\n")] = '\0';
-    port = atoi(line);
-    mode = strchr(line, ' ');
+    req = line;
+    if (req[0] == '[' && strchr(req, ']') != NULL) {
+        ip = req + 1;
+        req = strchr(req, ']');
+        *req++ = '\0';
+        req += strspn(req, " ");
+    }
+    port = atoi(req);
+    mode = strchr(req, ' ');
     mode = mode ? mode + 1 : "hold";
-    a = d_sin(subject_ip, port);
-    fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+    memset(&a6, 0, sizeof(a6));
+    a6.sin6_family = AF_INET6;
+    a6.sin6_port = htons((uint16_t)port);
+    if (inet_pton(AF_INET6, ip, &a6.sin6_addr) == 1) {
+        fd = socket(AF_INET6, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&a6, sizeof(a6)) < 0)
+            fd = -1; /* (the process exits soon: no close) */
+    } else {
+        a = d_sin(ip, port);
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+            fd = -1;
+    }
+    if (fd < 0) {
         snprintf(reply, sizeof(reply), "err %s\n", strerrorname_np(errno));
         d_write_full(cfd, reply, strlen(reply));
         return;
@@ -208,7 +243,7 @@ static void
 udp_echo(int fd)
 {
     char buf[65536];
-    struct sockaddr_in from;
+    struct sockaddr_in6 from;
     socklen_t fl = sizeof(from);
     ssize_t r =
         recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
@@ -222,8 +257,10 @@ main(int argc, char **argv)
 {
     static const int ports[] = {D_ECHO,   D_CLOSE, D_RST, D_SINK,
                                 D_SOURCE, D_HOLD,  D_CTRL};
-    enum { NP = sizeof(ports) / sizeof(ports[0]) };
-    struct pollfd p[NP + 1];
+    enum { NP = sizeof(ports) / sizeof(ports[0]), NS = 2 + 2 * NP };
+    /* p[0], p[1]: UDP echo on IPv4, IPv6; p[2 + 2 * k + v6]: TCP ports[k]
+     * (datagrams are served first in a round, as before IPv6). */
+    struct pollfd p[NS];
     int i;
 
     if (argc != 2) {
@@ -234,36 +271,41 @@ main(int argc, char **argv)
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGCHLD, SIG_IGN);
-    for (i = 0; i < NP; i++)
-        p[i] = (struct pollfd){listen_on(SOCK_STREAM, ports[i]), POLLIN, 0};
-    p[NP] = (struct pollfd){listen_on(SOCK_DGRAM, D_UDP_ECHO), POLLIN, 0};
+    for (i = 0; i < NS; i++) {
+        int fam = i % 2 ? AF_INET6 : AF_INET;
+        int fd = i < 2 ? listen_on(fam, SOCK_DGRAM, D_UDP_ECHO)
+                       : listen_on(fam, SOCK_STREAM, ports[(i - 2) / 2]);
+        p[i] = (struct pollfd){fd, POLLIN, 0};
+    }
     printf("ready\n");
     fflush(stdout);
 
     for (;;) {
-        if (poll(p, NP + 1, -1) < 0) {
+        if (poll(p, NS, -1) < 0) {
             if (errno == EINTR)
                 continue;
             die("poll");
         }
-        if (p[NP].revents)
-            udp_echo(p[NP].fd);
-        for (i = 0; i < NP; i++) {
-            int c;
+        for (i = 0; i < NS; i++) {
+            int c, k = (i - 2) / 2;
             if (!p[i].revents)
                 continue;
+            if (i < 2) {
+                udp_echo(p[i].fd);
+                continue;
+            }
             c = accept(p[i].fd, NULL, NULL);
             if (c < 0)
                 continue;
-            if (ports[i] == D_CLOSE) {
+            if (ports[k] == D_CLOSE) {
                 close(c);
                 continue;
             }
             if (fork() == 0) {
                 prctl(PR_SET_PDEATHSIG, SIGTERM);
-                for (int j = 0; j <= NP; j++)
+                for (int j = 0; j < NS; j++)
                     close(p[j].fd);
-                serve(ports[i], c);
+                serve(ports[k], c);
                 _exit(0);
             }
             close(c);

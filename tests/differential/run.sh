@@ -16,13 +16,15 @@
 #     --timeout SEC     per-scenario timeout (default 30)
 #
 # Worlds (same addresses in both, so traces are comparable):
-#   kernel  peer in netns accel-dk$TAG (10.200.0.1/24), subject in accel-da$TAG
-#           (kernel address 10.200.0.2/24), joined by a veth; made here and
+#   kernel  peer in netns accel-dk$TAG (10.200.0.1/24, fd00:200::1/64),
+#           subject in accel-da$TAG (kernel addresses 10.200.0.2/24,
+#           fd00:200::2/64), joined by a veth without DAD; made here and
 #           removed at exit.
 #   accel   the lab from `accel-lab up` (netns accel-k$TAG holds the peer at
-#           10.200.0.1, the subject runs in accel-a$TAG under accel-run with
-#           the ACCEL_* variables accel-lab prints). The lab is taken down at
-#           exit only if this run brought it up.
+#           10.200.0.1 and fd00:200::1, the subject runs in accel-a$TAG under
+#           accel-run with the ACCEL_* variables accel-lab prints: ACCEL_IP
+#           10.200.0.2/24, ACCEL_IP6 fd00:200::2/64). The lab is taken down
+#           at exit only if this run brought it up.
 # TAG is $ACCEL_LAB_TAG (empty: the canonical lab names).
 #
 # allowlist.txt lines "scenario-name  reason" accept a known difference.
@@ -132,8 +134,16 @@ kernel_up() {
 	ip netns add "$KP" && ip netns add "$KS" || die "cannot create namespaces"
 	ip link add "vdk$TAG" netns "$KP" type veth peer name "vda$TAG" netns "$KS" ||
 		die "cannot create veth"
+	# No DAD (link-local and global addresses usable at once), no router
+	# solicitations from the peer (as in the lab).
+	ip netns exec "$KP" sysctl -qw "net.ipv6.conf.vdk$TAG.accept_dad=0" \
+		"net.ipv6.conf.vdk$TAG.accept_ra=0" "net.ipv6.conf.vdk$TAG.disable_ipv6=0" &&
+		ip netns exec "$KS" sysctl -qw "net.ipv6.conf.vda$TAG.accept_dad=0" \
+			"net.ipv6.conf.vda$TAG.disable_ipv6=0" || die "cannot set up IPv6 on the veth"
 	ip -n "$KP" addr add 10.200.0.1/24 dev "vdk$TAG"
 	ip -n "$KS" addr add 10.200.0.2/24 dev "vda$TAG"
+	ip -n "$KP" addr add fd00:200::1/64 dev "vdk$TAG" nodad
+	ip -n "$KS" addr add fd00:200::2/64 dev "vda$TAG" nodad
 	local ns
 	for ns in "$KP" "$KS"; do
 		ip -n "$ns" link set lo up
@@ -148,7 +158,7 @@ lab_up() {
 	out=$(ACCEL_LAB_TAG=$TAG "$LAB" up 2>"$OUT/lab-up.stderr") ||
 		die "accel-lab up failed: $(cat "$OUT/lab-up.stderr")"
 	# Every ACCEL_*=value token accel-lab prints is a setting for accel-a.
-	mapfile -t LABENV < <(printf '%s\n' "$out" | grep -o 'ACCEL_[A-Z_]*=[^ ]*' |
+	mapfile -t LABENV < <(printf '%s\n' "$out" | grep -o 'ACCEL_[A-Z0-9_]*=[^ ]*' |
 		grep -v '^ACCEL_LAB_TAG=' | awk '!seen[$0]++')
 	[ -z "$LIBPATH" ] || LABENV+=("ACCEL_LIBRARY=$LIBPATH")
 	[ ${#LABENV[@]} -gt 0 ] || die "accel-lab up printed no ACCEL_* variables"

@@ -51,4 +51,29 @@ d_seti(int fd, int level, int opt, int v)
     T(setsockopt(fd, level, opt, &v, sizeof(v)));
 }
 
+/* getsockname (traced) into a sockaddr_in6-sized buffer; note "WHAT ADDR
+ * len L" (@p eph as in tr_addr). */
+static inline void
+d_name(int fd, int eph, const char *what)
+{
+    struct sockaddr_in6 a;
+    socklen_t al = sizeof(a);
+
+    memset(&a, 0, sizeof(a));
+    if (T(getsockname(fd, SA(&a), &al)) == 0)
+        NOTE("%s %s len %d", what, tr_addr(&a, eph), (int)al);
+}
+
+/* getpeername likewise. */
+static inline void
+d_peer(int fd, int eph, const char *what)
+{
+    struct sockaddr_in6 a;
+    socklen_t al = sizeof(a);
+
+    memset(&a, 0, sizeof(a));
+    if (T(getpeername(fd, SA(&a), &al)) == 0)
+        NOTE("%s %s len %d", what, tr_addr(&a, eph), (int)al);
+}
+
 #endif

@@ -170,9 +170,19 @@ const char *
 tr_addr(const void *sa, int eph)
 {
     const struct sockaddr_in *in = sa;
-    char ip[INET_ADDRSTRLEN];
+    const struct sockaddr_in6 *in6 = sa;
+    char ip[INET6_ADDRSTRLEN], port[8];
     char *b = ring_buf();
 
+    if (in->sin_family == AF_INET6) {
+        inet_ntop(AF_INET6, &in6->sin6_addr, ip, sizeof(ip));
+        snprintf(port, sizeof(port), "%u", ntohs(in6->sin6_port));
+        if (eph && ntohs(in6->sin6_port))
+            strcpy(port, "eph");
+        snprintf(b, RING_LEN, "[%s]:%s flow=%u scope=%u", ip, port,
+                 (unsigned)ntohl(in6->sin6_flowinfo), in6->sin6_scope_id);
+        return b;
+    }
     if (in->sin_family != AF_INET) {
         snprintf(b, RING_LEN, "family=%d", in->sin_family);
         return b;

@@ -49,7 +49,13 @@ const char *tr_epollev(uint32_t ev);
 const char *tr_msgflags(int flags);
 /** Data as a quoted, escaped string, cut at 120 bytes. */
 const char *tr_data(const void *buf, size_t len);
-/** An AF_INET sockaddr as "a.b.c.d:port"; @p eph prints the port as "eph". */
+/**
+ * A sockaddr: AF_INET as "a.b.c.d:port", AF_INET6 as "[addr]:port flow=F
+ * scope=S" (canonical RFC 5952 text, "::ffff:a.b.c.d" for a mapped one;
+ * flowinfo in host order, scope_id), any other family as "family=N".
+ * @p eph prints a non-zero port as "eph". The buffer must hold the whole
+ * sockaddr of its family (print truncated ones byte by byte).
+ */
 const char *tr_addr(const void *sa, int eph);
 
 /* The text is stringified by T/TF/TP themselves, before macro expansion. */

@@ -330,7 +330,7 @@ lab_up() {
     # cleanup (accel-lab impair, tests/README.md) would skew every figure.
     "$ACCEL_LAB" impair --off >/dev/null 2>&1 || true
     [[ -n ${LAB_WAS_UP:-} ]] || LAB_UP=1
-    mapfile -t LAB_ENV < <(grep -o 'ACCEL_[A-Z_]*=[^ "'"'"']*' "$T/lab.out" | sort -u)
+    mapfile -t LAB_ENV < <(grep -o 'ACCEL_[A-Z0-9_]*=[^ "'"'"']*' "$T/lab.out" | sort -u)
     local e have_ip=0
     for e in "${LAB_ENV[@]}"; do
         [[ $e == ACCEL_IP=* ]] && have_ip=1
