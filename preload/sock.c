@@ -387,14 +387,19 @@ pl_sock_v6only(struct pl_sock *s, int fd)
 }
 
 enum pl_in6
-pl_sock_v4(struct pl_sock *s, int fd, const struct sockaddr **a, socklen_t *len,
-           struct sockaddr_in *v4)
+pl_sock_v4(struct pl_sock *s, int fd, bool bind, const struct sockaddr **a,
+           socklen_t *len, struct sockaddr_in *v4)
 {
     enum pl_in6 k;
 
     if (s->family != AF_INET6)
         return PL_IN6_ASIS;
-    k = pl_in6_view(*a, *len, pl_sock_v6only(s, fd), s->type == SOCK_DGRAM, v4);
+    if (bind && *a == NULL)
+        return PL_IN6_BAD; /* EFAULT */
+    /* Only a UDP connect or sendto takes a sockaddr_in (Linux's
+     * ip6_datagram_connect, udpv6_sendmsg); bind never does. */
+    k = pl_in6_view(*a, *len, pl_sock_v6only(s, fd),
+                    !bind && s->type == SOCK_DGRAM, v4);
     if (k == PL_IN6_V4) {
         *a = (const struct sockaddr *)v4;
         *len = sizeof(*v4);

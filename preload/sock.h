@@ -170,10 +170,12 @@ bool pl_sock_v6only(struct pl_sock *s, int fd);
 
 /** The IPv4 form of a for the stack, for an AF_INET6 socket s (the
  *  address as given for an AF_INET one): decide.h's pl_in6_view with the
- *  socket's IPV6_V6ONLY. *a and *len are replaced by v4 when the answer
- *  is PL_IN6_V4. */
-enum pl_in6 pl_sock_v4(struct pl_sock *s, int fd, const struct sockaddr **a,
-                       socklen_t *len, struct sockaddr_in *v4);
+ *  socket's IPV6_V6ONLY; bind true for a bind (which takes no
+ *  sockaddr_in and no NULL). *a and *len are replaced by v4 when the
+ *  answer is PL_IN6_V4. */
+enum pl_in6 pl_sock_v4(struct pl_sock *s, int fd, bool bind,
+                       const struct sockaddr **a, socklen_t *len,
+                       struct sockaddr_in *v4);
 
 /**
  * The decision for an UNDECIDED socket s (s->mu held) whose connect or

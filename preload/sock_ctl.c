@@ -73,7 +73,7 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     int rc;
 
     pthread_mutex_lock(&s->mu);
-    k = pl_sock_v4(s, fd, &a, &len, &v4);
+    k = pl_sock_v4(s, fd, true, &a, &len, &v4);
     switch (pl_sock_state(s)) {
     case PL_SOCK_ACCEL:
         pthread_mutex_unlock(&s->mu);
@@ -349,7 +349,7 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
     int rc;
 
     pthread_mutex_lock(&s->mu);
-    k = pl_sock_v4(s, fd, &a, &len, &v4);
+    k = pl_sock_v4(s, fd, false, &a, &len, &v4);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED &&
         pl_sock_decide_remote(s, fd, k, a, len, "connect", a0, len0) ==
             PL_ROUTE_PASS) {

@@ -121,14 +121,17 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
             return total ? (ssize_t)total
                          : pl_sysret(
                                libc_recvmsg(pl_sock_kfd(s, fd), msg, flags));
-        if (m.msg_name != &v4)
+        if (msg->msg_name == NULL)
+            ; /* Linux writes no length back without a name buffer */
+        else if (m.msg_name != &v4)
             msg->msg_namelen = m.msg_namelen;
         else if (rc >= 0 &&
                  m.msg_namelen > 0) /* a name, in the family's form */
             pl_sock_name_out(s, &v4, msg->msg_name, &msg->msg_namelen);
         else if (rc >= 0) /* none (TCP) */
             msg->msg_namelen = 0;
-        msg->msg_controllen = m.msg_controllen;
+        if (rc >= 0) /* the stack delivers no control messages */
+            msg->msg_controllen = 0;
         msg->msg_flags = m.msg_flags;
         if (rc == -EAGAIN && s->type == SOCK_DGRAM && atomic_load(&s->kside)) {
             ssize_t k =
@@ -198,7 +201,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
     if (!stream && to != NULL) {
-        switch (pl_sock_v4(s, fd, &to, &tolen, &v4)) {
+        switch (pl_sock_v4(s, fd, false, &to, &tolen, &v4)) {
         case PL_IN6_BAD: /* Linux's errno; nothing is sent */
             return pl_sysret(libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
         case PL_IN6_NATIVE:
@@ -208,10 +211,15 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
             m.msg_namelen = tolen;
             break;
         default:
+            if (s->family == AF_INET6) { /* AF_UNSPEC: no destination */
+                m.msg_name = NULL;
+                m.msg_namelen = 0;
+                to = NULL;
+            }
             break;
         }
-        if (pl_sock_route_connect(s->type, -1, to, tolen, NULL) ==
-            PL_ROUTE_KERNEL)
+        if (to != NULL && pl_sock_route_connect(s->type, -1, to, tolen, NULL) ==
+                              PL_ROUTE_KERNEL)
             return send_kernel_udp(s, fd, msg, flags);
     }
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
@@ -377,7 +385,7 @@ pl_sock_decide_send(struct pl_sock *s, int fd, const struct sockaddr *a,
         return pl_sock_state(s);
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        k = pl_sock_v4(s, fd, &a, &len, &v4);
+        k = pl_sock_v4(s, fd, false, &a, &len, &v4);
         (void)pl_sock_decide_remote(s, fd, k, a, len, "sendto", a0, len0);
     }
     pthread_mutex_unlock(&s->mu);

@@ -430,7 +430,11 @@ cb_err(void *arg, err_t err)
     }
     switch (err) {
     case ERR_RST:
-        s->err = s->st == STK_TCP_SYN_SENT ? ECONNREFUSED : ECONNRESET;
+        /* Linux's tcp_reset: refused in SYN-SENT, EPIPE in CLOSE-WAIT
+         * (the peer's FIN came, ours did not go), reset otherwise. */
+        s->err = s->st == STK_TCP_SYN_SENT    ? ECONNREFUSED
+                 : s->fin_rcvd && !s->shut_wr ? EPIPE
+                                              : ECONNRESET;
         break;
     case ERR_ABRT:
         s->err = ETIMEDOUT; /* retransmission/keepalive/SYN timeouts */
