@@ -72,7 +72,7 @@ pl_kfile_own(struct pl_sock *s, int fd)
     if (!atomic_load(&s->kshared))
         goto out;
     fdfl = libc_fcntl(fd, F_GETFD, 0);
-    k = libc_socket(s->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    k = libc_socket(s->kfamily, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fdfl < 0 || k < 0) {
         rc = -errno;
         if (k >= 0)

@@ -321,7 +321,8 @@ pl_sock_new(int family, int type, bool nonblock)
     pl_fd_init(&s->hdr, PL_FD_SOCK, sock_destroy);
     pthread_mutex_init(&s->mu, NULL);
     s->type = type;
-    s->family = family;
+    s->kfamily = family;
+    atomic_init(&s->family, family);
     atomic_init(&s->state, PL_SOCK_UNDECIDED);
     atomic_init(&s->nonblock, nonblock);
     atomic_init(&s->kfd, -1);
@@ -332,7 +333,7 @@ struct pl_sock *
 pl_sock_new_accepted(const struct pl_sock *l, struct stk_sock *stk,
                      bool nonblock)
 {
-    struct pl_sock *s = pl_sock_new(l->family, SOCK_STREAM, nonblock);
+    struct pl_sock *s = pl_sock_new(l->kfamily, SOCK_STREAM, nonblock);
 
     if (s == NULL)
         return NULL;
@@ -380,7 +381,7 @@ kernel_v6only(int fd)
 bool
 pl_sock_v6only(struct pl_sock *s, int fd)
 {
-    if (s->family != AF_INET6)
+    if (s->kfamily != AF_INET6)
         return false;
     return pl_sock_state(s) == PL_SOCK_UNDECIDED ? kernel_v6only(fd)
                                                  : atomic_load(&s->v6only);
@@ -392,7 +393,7 @@ pl_sock_v4(struct pl_sock *s, int fd, bool bind, const struct sockaddr **a,
 {
     enum pl_in6 k;
 
-    if (s->family != AF_INET6)
+    if (pl_sock_af(s) != AF_INET6)
         return PL_IN6_ASIS;
     if (bind && *a == NULL)
         return PL_IN6_BAD; /* EFAULT */
@@ -411,7 +412,7 @@ void
 pl_sock_name_out(const struct pl_sock *s, const struct sockaddr_in *v4,
                  struct sockaddr *out, socklen_t *len)
 {
-    if (s->family == AF_INET6) {
+    if (pl_sock_af(s) == AF_INET6) {
         pl_in6_from4(v4, out, len);
         return;
     }
@@ -464,7 +465,7 @@ pl_sock_kbind_any(struct pl_sock *s, int fd)
         return rc;
     if (sin.sin_port == 0)
         return -EINVAL;
-    if (s->family == AF_INET6) {
+    if (s->kfamily == AF_INET6) {
         memset(&s6, 0, sizeof(s6));
         s6.sin6_family = AF_INET6;
         s6.sin6_port = sin.sin_port;
@@ -493,7 +494,7 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
         return -ENODEV;
     }
     rt_lock();
-    if (s->family == AF_INET6)
+    if (s->kfamily == AF_INET6)
         atomic_store(&s->v6only, kernel_v6only(fd));
     rc = stk_sock_create(s->type, &stk);
     if (rc == 0) {

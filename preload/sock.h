@@ -55,7 +55,9 @@ struct pl_sock {
     struct pl_fd hdr;
     pthread_mutex_t mu;
     int type;                 /* SOCK_STREAM or SOCK_DGRAM */
-    int family;               /* AF_INET or AF_INET6 */
+    int kfamily;              /* the kernel socket's: AF_INET or AF_INET6 */
+    atomic_int family;        /* the application's view: kfamily, or
+                                 AF_INET after IPV6_ADDRFORM */
     atomic_bool v6only;       /* AF_INET6: IPV6_V6ONLY when decided */
     atomic_int state;         /* enum pl_sock_state */
     struct stk_sock *stk;     /* set once, before state = ACCEL */
@@ -79,6 +81,13 @@ static inline struct pl_sock *
 pl_sock_of(struct pl_fd *f)
 {
     return (f != NULL && f->kind == PL_FD_SOCK) ? (struct pl_sock *)f : NULL;
+}
+
+/** The family the application sees (sockaddr forms, SO_DOMAIN). */
+static inline int
+pl_sock_af(const struct pl_sock *s)
+{
+    return atomic_load_explicit(&s->family, memory_order_relaxed);
 }
 
 static inline int

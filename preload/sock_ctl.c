@@ -70,6 +70,7 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     enum pl_why why = PL_WHY_local_addr;
     enum pl_in6 k;
     enum pl_route r;
+    bool kbound;
     int rc;
 
     pthread_mutex_lock(&s->mu);
@@ -125,16 +126,33 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
+    /* The wildcard on a given port: the kernel socket binds it first (its
+     * kernel side), so a port the kernel holds, by another program or by
+     * one of this one's kernel sockets, is EADDRINUSE as on Linux. With
+     * port 0 the stack picks the port, and the kernel side follows it. */
+    kbound = r == PL_ROUTE_ACCEL_ANY &&
+             ((const struct sockaddr_in *)a)->sin_port != 0;
+    if (kbound && libc_bind(fd, a0, len0) < 0) {
+        rc = -errno;
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    }
     rc = pl_sock_accelerate(s, fd);
     if (rc < 0) {
         pl_sock_to_kernel(s, fd, pl_sock_accel_why(rc), "bind", a0, len0);
         pthread_mutex_unlock(&s->mu);
-        return (int)pl_sysret(libc_bind(fd, a0, len0));
+        return kbound ? 0 : (int)pl_sysret(libc_bind(fd, a0, len0));
     }
     rt_lock();
     rc = stk_sock_bind(s->stk, a, len);
     rt_unlock();
-    if (rc == 0 && r == PL_ROUTE_ACCEL_ANY)
+    /* A stack bind that fails after the kernel's (the port taken on the
+     * stack by a socket bound to the stack's own address, which has no
+     * kernel side) leaves the kernel socket bound: the application
+     * closes it, as it does after EADDRINUSE. */
+    if (rc == 0 && kbound)
+        pl_sock_kside_on(s, fd);
+    else if (rc == 0 && r == PL_ROUTE_ACCEL_ANY)
         bind_kernel_side(s, fd);
     pthread_mutex_unlock(&s->mu);
     if (rc == 0 && s->type == SOCK_DGRAM)
@@ -224,7 +242,7 @@ install_accepted(const struct pl_sock *l, struct stk_sock *ns, int flags)
     struct pl_sock *n;
     int nfd, rc;
 
-    nfd = pl_kfile_shared(l->family, flags);
+    nfd = pl_kfile_shared(l->kfamily, flags);
     if (nfd < 0) {
         rc = nfd;
         goto fail;
@@ -265,7 +283,7 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         return -EINVAL;
     if (!pl_sock_live(s))
         return -EBADF;
-    if (s->family == AF_INET6 && a != NULL && len != NULL) {
+    if (pl_sock_af(s) == AF_INET6 && a != NULL && len != NULL) {
         if ((int)*len < 0)
             return -EINVAL;
         x.a = (struct sockaddr *)&v4; /* the stack names IPv4 peers */
@@ -571,6 +589,35 @@ mc_setsockopt(struct pl_sock *s, int fd, int name, const void *val,
     return 0;
 }
 
+/* IPV6_ADDRFORM on an accelerated AF_INET6 socket (Linux's
+ * do_ipv6_setsockopt): a connected one whose peer is IPv4 becomes an
+ * AF_INET socket for the application (its names, SO_DOMAIN, the options
+ * of its level). The stack socket is an IPv4 one already. */
+static int
+addrform(struct pl_sock *s, const void *val, socklen_t len)
+{
+    struct sockaddr_in peer;
+    socklen_t plen = sizeof(peer);
+    int v, rc;
+
+    if (val == NULL || len < (socklen_t)sizeof(int))
+        return -EINVAL;
+    memcpy(&v, val, sizeof(v));
+    if (v != AF_INET)
+        return -EINVAL;
+    if (!pl_sock_live(s))
+        return -EBADF;
+    rt_lock();
+    rc = stk_sock_getname(s->stk, (struct sockaddr *)&peer, &plen, true);
+    rt_unlock();
+    if (rc < 0)
+        return -ENOTCONN;
+    if (atomic_load(&s->v6only))
+        return -EADDRNOTAVAIL;
+    atomic_store(&s->family, AF_INET);
+    return 0;
+}
+
 int
 pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
                    const void *val, socklen_t len)
@@ -580,10 +627,16 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     if (mc_if_opt(s, level, name) &&
         mc_setsockopt(s, fd, name, val, len, &rc) == 0)
         return rc;
-    /* The stack socket has its port, so Linux's inet_num test refuses. */
-    if (level == IPPROTO_IPV6 && name == IPV6_V6ONLY && s->family == AF_INET6 &&
-        pl_sock_state(s) == PL_SOCK_ACCEL)
-        return -EINVAL;
+    if (level == IPPROTO_IPV6 && s->kfamily == AF_INET6 &&
+        pl_sock_state(s) == PL_SOCK_ACCEL) {
+        if (pl_sock_af(s) == AF_INET) /* after IPV6_ADDRFORM: tcp_prot's */
+            return -ENOPROTOOPT;
+        /* The stack socket has its port: Linux's inet_num test refuses. */
+        if (name == IPV6_V6ONLY)
+            return -EINVAL;
+        if (name == IPV6_ADDRFORM)
+            return addrform(s, val, len);
+    }
     /* The template validates only options whose value the stack keeps. */
     if (atomic_load(&s->kshared) && !stk_sock_opt_owned(level, name))
         pl_kfile_own(s, fd);
@@ -611,12 +664,33 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     return 0;
 }
 
+/* An int option's value, as sock_getsockopt copies it: at most *len
+ * bytes, *len set to what was copied. */
+static int
+put_int(void *val, socklen_t *len, int v)
+{
+    if (val == NULL || len == NULL)
+        return -EFAULT;
+    if ((int)*len < 0)
+        return -EINVAL;
+    if (*len > sizeof(v))
+        *len = sizeof(v);
+    memcpy(val, &v, *len);
+    return 0;
+}
+
 int
 pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name, void *val,
                    socklen_t *len)
 {
     int rc;
 
+    if (pl_sock_af(s) != s->kfamily) { /* converted by IPV6_ADDRFORM */
+        if (level == IPPROTO_IPV6)
+            return -EOPNOTSUPP; /* ip_getsockopt's answer */
+        if (level == SOL_SOCKET && name == SO_DOMAIN)
+            return put_int(val, len, pl_sock_af(s));
+    }
     if (!pl_sock_meta(s) ||
         (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
                                  name == SO_RCVTIMEO_NEW ||
@@ -645,7 +719,7 @@ pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         return -EFAULT;
     if ((int)*len < 0)
         return -EINVAL;
-    if (s->family == AF_INET6) {
+    if (pl_sock_af(s) == AF_INET6) {
         struct sockaddr_in v4;
         socklen_t v4len = sizeof(v4);
 

@@ -111,7 +111,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         memcpy(local, msg->msg_iov, n * sizeof(local[0]));
         m.msg_iov = local;
     }
-    if (s->family == AF_INET6 && m.msg_name != NULL) {
+    if (pl_sock_af(s) == AF_INET6 && m.msg_name != NULL) {
         m.msg_name = &v4; /* the stack names IPv4 sources */
         m.msg_namelen = sizeof(v4);
     }
@@ -211,7 +211,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
             m.msg_namelen = tolen;
             break;
         default:
-            if (s->family == AF_INET6) { /* AF_UNSPEC: no destination */
+            if (pl_sock_af(s) == AF_INET6) { /* AF_UNSPEC: no destination */
                 m.msg_name = NULL;
                 m.msg_namelen = 0;
                 to = NULL;
