@@ -569,6 +569,7 @@ TEST_F(Mcast, loop_gives_local_receivers_a_copy)
 namespace
 {
 std::vector<std::pair<Bytes, bool>> filter_calls;
+std::vector<std::pair<Bytes, bool>> filter6_calls;
 uint64_t
 fixed_clock()
 {
@@ -586,7 +587,11 @@ no_send(void *, void *, uint16_t)
 void
 record_filter(void *, const uint8_t mac[6], bool add)
 {
-    filter_calls.emplace_back(Bytes(mac, mac + 6), add);
+    // IPv6 groups (33:33:...) are McastFilter6's.
+    if (mac[0] == 0x33)
+        filter6_calls.emplace_back(Bytes(mac, mac + 6), add);
+    else
+        filter_calls.emplace_back(Bytes(mac, mac + 6), add);
 }
 } // namespace
 
