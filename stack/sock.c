@@ -43,6 +43,7 @@ stk__sock_alloc(int type)
     s->keepcnt = TCP_KEEPCNT_DEFAULT;
     s->backlog = -1;
     s->cc = -1;
+    s->hops6 = -1;
     sock_count++;
     return s;
 }
@@ -104,6 +105,12 @@ stk_sock_set_v6only(struct stk_sock *s, bool v6only)
         IP_SET_TYPE_VAL(s->pcb.udp->remote_ip, stk__sock_iptype(s));
     }
     return 0;
+}
+
+uint8_t
+stk__hops6(const struct stk_sock *s)
+{
+    return s->hops6 < 0 ? 64 : (uint8_t)s->hops6; /* net.ipv6...hop_limit */
 }
 
 int

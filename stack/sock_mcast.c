@@ -50,6 +50,9 @@ struct mc_group {
 struct stk_mcast {
     uint8_t ttl;
     bool loop, all;
+    uint8_t hops6;    /* IPV6_MULTICAST_HOPS (default 1) */
+    bool loop6;       /* IPV6_MULTICAST_LOOP (default on) */
+    int if6;          /* IPV6_MULTICAST_IF: an ifindex, 0 none */
     uint32_t if_addr; /* IP_MULTICAST_IF as given */
     int if_index;
     uint8_t n;
@@ -72,6 +75,8 @@ mc_get(struct stk_sock *s)
         s->mc->ttl = 1;
         s->mc->loop = true;
         s->mc->all = true;
+        s->mc->hops6 = 1;
+        s->mc->loop6 = true;
     }
     return s->mc;
 }
@@ -89,6 +94,24 @@ stk__mc_apply_pcb(struct stk_sock *s)
         udp_set_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
     else
         udp_clear_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
+}
+
+void
+stk__mc_for_dest(struct stk_sock *s, const ip_addr_t *dst)
+{
+    struct udp_pcb *pcb = s->pcb.udp;
+    bool v6 = IP_IS_V6(dst);
+    bool loop = s->mc ? (v6 ? s->mc->loop6 : s->mc->loop) : true;
+
+    if (pcb == NULL || !s->inet6)
+        return; /* an AF_INET socket's pcb has its options already */
+    udp_set_multicast_ttl(pcb, s->mc ? (v6 ? s->mc->hops6 : s->mc->ttl) : 1);
+    if (loop)
+        udp_set_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
+    else
+        udp_clear_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
+    pcb->ttl = v6 ? stk__hops6(s) : UDP_TTL;
+    pcb->tos = v6 ? s->tclass : 0;
 }
 
 /* Linux's ip_mc_find_dev for our single interface: by index, else by
@@ -464,6 +487,115 @@ stk__mc_setsockopt(struct stk_sock *s, int name, const void *val, socklen_t len)
     default:
         return -ENOPROTOOPT;
     }
+}
+
+/* ---- IPv6 (net/ipv6/ipv6_sockglue.c, mcast.c) -------------------------- */
+
+/* The interface an IPv6 membership names: 0 (the route: ours) or our
+ * kernel ifindex. */
+static bool
+our_if6(int ifindex)
+{
+    return ifindex == 0 || (ifindex == stk_ifindex() && stk_ifindex() != 0);
+}
+
+static int
+join6(struct stk_sock *s, const struct in6_addr *a, int ifindex, bool join)
+{
+    ip_addr_t g;
+
+    stk__ip_from_in6(&g, a);
+    if (!IP_IS_V6(&g) || !ip6_addr_ismulticast(ip_2_ip6(&g)))
+        return -EINVAL;
+    if (join)
+        return join_group(s, &g, our_if6(ifindex), false);
+    return leave_group(s, &g, our_if6(ifindex));
+}
+
+int
+stk__mc6_setsockopt(struct stk_sock *s, int name, const void *val,
+                    socklen_t len)
+{
+    struct ipv6_mreq r;
+    struct stk_mcast *m;
+    int v;
+
+    if (s->type != SOCK_DGRAM)
+        return -ENOPROTOOPT;
+    switch (name) {
+    case IPV6_JOIN_GROUP:
+    case IPV6_LEAVE_GROUP:
+        if (val == NULL || len < (socklen_t)sizeof(r))
+            return -EINVAL;
+        memcpy(&r, val, sizeof(r));
+        return join6(s, &r.ipv6mr_multiaddr, (int)r.ipv6mr_interface,
+                     name == IPV6_JOIN_GROUP);
+    case MCAST_JOIN_GROUP:
+    case MCAST_LEAVE_GROUP: {
+        struct group_req g;
+        struct sockaddr_in6 sin6;
+
+        if (val == NULL || len < (socklen_t)sizeof(g))
+            return -EINVAL;
+        memcpy(&g, val, sizeof(g));
+        memcpy(&sin6, &g.gr_group, sizeof(sin6));
+        if (sin6.sin6_family != AF_INET6)
+            return -EINVAL;
+        return join6(s, &sin6.sin6_addr, (int)g.gr_interface,
+                     name == MCAST_JOIN_GROUP);
+    }
+    case IPV6_MULTICAST_HOPS:
+    case IPV6_MULTICAST_LOOP:
+    case IPV6_MULTICAST_IF:
+        if (val == NULL || len < (socklen_t)sizeof(int))
+            return -EINVAL;
+        memcpy(&v, val, sizeof(v));
+        if (name == IPV6_MULTICAST_HOPS && (v < -1 || v > 255))
+            return -EINVAL;
+        if (name == IPV6_MULTICAST_LOOP && v != 0 && v != 1)
+            return -EINVAL;
+        if (name == IPV6_MULTICAST_IF && !our_if6(v))
+            return -ENODEV;
+        if ((m = mc_get(s)) == NULL)
+            return -ENOMEM;
+        if (name == IPV6_MULTICAST_HOPS)
+            m->hops6 = (uint8_t)(v == -1 ? 1 : v);
+        else if (name == IPV6_MULTICAST_LOOP)
+            m->loop6 = v != 0;
+        else
+            m->if6 = v;
+        return 0;
+    default:
+        return -ENOPROTOOPT;
+    }
+}
+
+int
+stk__mc6_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len)
+{
+    const struct stk_mcast *m = s->mc;
+    int v;
+
+    if (s->type != SOCK_DGRAM)
+        return -ENOPROTOOPT;
+    switch (name) {
+    case IPV6_MULTICAST_HOPS:
+        v = m ? m->hops6 : 1;
+        break;
+    case IPV6_MULTICAST_LOOP:
+        v = m ? m->loop6 : 1;
+        break;
+    case IPV6_MULTICAST_IF:
+        v = m ? m->if6 : 0;
+        break;
+    default:
+        return -ENOPROTOOPT;
+    }
+    if (val == NULL || len == NULL || *len < (socklen_t)sizeof(int))
+        return -EINVAL;
+    memcpy(val, &v, sizeof(v));
+    *len = sizeof(v);
+    return 0;
 }
 
 /* Linux's do_ip_getsockopt: a value that fits a byte comes back as one

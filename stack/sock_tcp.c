@@ -166,6 +166,20 @@ stk__tcp_apply_opts(struct stk_sock *s)
         tcp_nagle_enable(pcb);
     if (s->cc >= 0)
         stk__tcp_set_cc(pcb, s->cc);
+    stk__tcp_ip6_opts(s, IP_IS_V6_VAL(pcb->remote_ip));
+}
+
+/* IPV6_UNICAST_HOPS and IPV6_TCLASS on an IPv6 connection (an IPv4 one
+ * of an AF_INET6 socket keeps IPv4's defaults). */
+void
+stk__tcp_ip6_opts(struct stk_sock *s, bool v6)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL || pcb->state == LISTEN || !s->inet6 || !v6)
+        return;
+    pcb->ttl = stk__hops6(s);
+    pcb->tos = s->tclass;
 }
 
 /* A fresh CLOSED pcb, bound again to the application's explicit port. */
@@ -353,6 +367,7 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         IP_GET_TYPE(&s->pcb.tcp->local_ip) != IP_GET_TYPE(&ip))
         return -ENETUNREACH;
     stk__tcp_apply_opts(s);
+    stk__tcp_ip6_opts(s, IP_IS_V6(&ip));
     if (s->pcb.tcp->local_port == 0) {
         rc = stk__flow_bind_ephemeral(s->pcb.tcp, &ip, port);
         if (rc < 0)

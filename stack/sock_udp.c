@@ -337,6 +337,7 @@ stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
         pbuf_take_at(p, msg->msg_iov[i].iov_base, (u16_t)l, (u16_t)off);
         off += l;
     }
+    stk__mc_for_dest(s, &ip);
     e = udp_sendto(s->pcb.udp, p, &ip, port);
     pbuf_free(p);
     if (e != ERR_OK)

@@ -78,6 +78,8 @@ struct stk_sock {
     bool v6only;    /* IPV6_V6ONLY (Linux sets it too on a bind to a native
                        IPv6 address) */
     uint32_t scope; /* IPv6 interface a link-local bind/connect named */
+    int16_t hops6;  /* IPV6_UNICAST_HOPS, -1: the default (64) */
+    uint8_t tclass; /* IPV6_TCLASS */
     /* Address as bound by the application (port in host order). */
     ip_addr_t bind_ip;
     uint16_t bind_port;
@@ -232,6 +234,8 @@ void stk__tcp_close(struct stk_sock *s);
 uint32_t stk__tcp_events(struct stk_sock *s);
 int stk__tcp_outq(struct stk_sock *s);
 void stk__tcp_apply_opts(struct stk_sock *s);
+/** IPV6_UNICAST_HOPS/IPV6_TCLASS onto s's pcb when it talks IPv6. */
+void stk__tcp_ip6_opts(struct stk_sock *s, bool v6);
 void stk__tcp_window_update(struct stk_sock *s);
 uint32_t stk__tcp_snd_avail(struct stk_sock *s);
 void stk__tcp_init(void);
@@ -272,6 +276,18 @@ int stk__mc_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len);
  *  has no membership of group. */
 int stk__mc_filter(const struct stk_sock *s, const ip_addr_t *group,
                    const ip_addr_t *src);
+/** IPPROTO_IPV6 multicast options of a UDP socket (IPV6_JOIN_GROUP,
+ *  IPV6_LEAVE_GROUP, MCAST_JOIN/LEAVE_GROUP with an AF_INET6 group,
+ *  IPV6_MULTICAST_HOPS/LOOP/IF); -ENOPROTOOPT for the others. */
+int stk__mc6_setsockopt(struct stk_sock *s, int name, const void *val,
+                        socklen_t len);
+int stk__mc6_getsockopt(struct stk_sock *s, int name, void *val,
+                        socklen_t *len);
+/** An AF_INET6 socket sends to dst: its pcb takes the options of dst's
+ *  family (hop limit or TTL, traffic class, multicast hops and loop). */
+void stk__mc_for_dest(struct stk_sock *s, const ip_addr_t *dst);
+/** The unicast hop limit of s's IPv6 traffic. */
+uint8_t stk__hops6(const struct stk_sock *s);
 /** IP_MULTICAST_ALL: s takes groups it did not join (others did). */
 bool stk__mc_all(const struct stk_sock *s);
 /** Leave every group s joined and free its multicast state. */

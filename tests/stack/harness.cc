@@ -231,6 +231,19 @@ icmp6(const In6 &src, const In6 &dst, uint8_t type, uint8_t code,
     return ipv6(src, dst, 58, b, hlim);
 }
 
+Bytes
+peer_na(const In6 &target)
+{
+    // Solicited and override; the target link-layer address option.
+    Bytes na(20 + 8);
+    na[0] = 0x60;
+    memcpy(&na[4], target.data(), 16);
+    na[20] = 2;
+    na[21] = 1;
+    memcpy(&na[22], kPeerMac, 6);
+    return na;
+}
+
 static bool
 parse6(const uint8_t *p, size_t n, Pkt *o)
 {
@@ -510,15 +523,7 @@ Lab::drain()
             In6 t;
             memcpy(t.data(), p.payload.data(), 16);
             if (t == kPeerIp6 || t == kPeerLl6) {
-                // NA: router 0, solicited, override; target link-layer
-                // address option.
-                Bytes na(20 + 8);
-                na[0] = 0x60;
-                memcpy(&na[4], t.data(), 16);
-                na[20] = 2;
-                na[21] = 1;
-                memcpy(&na[22], kPeerMac, 6);
-                inject_ip6(icmp6(t, p.src6, 136, 0, na));
+                inject_ip6(icmp6(t, p.src6, 136, 0, peer_na(t)));
                 ns_answered_++;
                 continue;
             }

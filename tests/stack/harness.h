@@ -107,6 +107,8 @@ Bytes udp6(const In6 &src, const In6 &dst, uint16_t sport, uint16_t dport,
 // An ICMPv6 message (body: what follows type, code and checksum).
 Bytes icmp6(const In6 &src, const In6 &dst, uint8_t type, uint8_t code,
             const Bytes &body, uint8_t hlim = 255);
+// The body of the peer's neighbour advertisement for target (its MAC).
+Bytes peer_na(const In6 &target);
 sockaddr_in6 sin6_of(const In6 &a, uint16_t port, uint32_t scope = 0);
 uint16_t csum(const uint8_t *p, size_t n, uint32_t sum = 0);
 bool parse(const Bytes &frame, Pkt *out);

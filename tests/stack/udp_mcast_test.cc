@@ -131,7 +131,8 @@ class Mcast : public Lab
         stk_set_ifindex(kIfindex);
     }
 
-    // Frames the stack sent, raw, ARP requests answered.
+    // Frames the stack sent, raw, ARP requests answered, IPv6 (MLD's
+    // reports of the netif's solicited-node groups) left out.
     std::vector<Raw>
     frames()
     {
@@ -144,6 +145,8 @@ class Mcast : public Lab
                 answer_arp();
                 continue;
             }
+            if (r.type == 0x86dd)
+                continue;
             v.push_back(r);
         }
         return v;
