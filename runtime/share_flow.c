@@ -115,7 +115,8 @@ void
 rt__sh_flow_erase(struct sh_flow *e)
 {
     uint32_t i = (uint32_t)(e - rt__sh->flow), j = i, home;
-    struct stk_flow f = {e->lip, e->rip, e->lport, e->rport};
+    struct stk_flow f = {
+        .lip = e->lip, .rip = e->rip, .lport = e->lport, .rport = e->rport};
 
     if (e->frozen)
         held_free(&f);
@@ -125,8 +126,10 @@ rt__sh_flow_erase(struct sh_flow *e)
         j = (j + 1) & (SH_FLOWS - 1);
         if (!rt__sh->flow[j].used)
             break;
-        g = (struct stk_flow){rt__sh->flow[j].lip, rt__sh->flow[j].rip,
-                              rt__sh->flow[j].lport, rt__sh->flow[j].rport};
+        g = (struct stk_flow){.lip = rt__sh->flow[j].lip,
+                              .rip = rt__sh->flow[j].rip,
+                              .lport = rt__sh->flow[j].lport,
+                              .rport = rt__sh->flow[j].rport};
         home = rt__sh_flow_hash(&g) & (SH_FLOWS - 1);
         if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
             continue;

@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
+#include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -54,23 +55,64 @@ stk_set_flow_ops(const struct stk_flow_ops *ops)
     flow_ops = ops;
 }
 
+static uint32_t
+fold6(const ip_addr_t *a)
+{
+    const u32_t *w = ip_2_ip6(a)->addr;
+
+    return w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+void
+stk__flow_set(struct stk_flow *f, const ip_addr_t *lip, uint16_t lport,
+              const ip_addr_t *rip, uint16_t rport)
+{
+    memset(f, 0, sizeof(*f));
+    if (IP_IS_V6(lip)) {
+        f->v6 = true;
+        memcpy(f->lip6, ip_2_ip6(lip)->addr, 16);
+        memcpy(f->rip6, ip_2_ip6(rip)->addr, 16);
+        f->lip = fold6(lip);
+        f->rip = fold6(rip);
+    } else {
+        f->lip = ip4_addr_get_u32(ip_2_ip4(lip));
+        f->rip = ip4_addr_get_u32(ip_2_ip4(rip));
+    }
+    f->lport = lport;
+    f->rport = rport;
+}
+
 static void
 flow_of(const struct tcp_pcb *pcb, struct stk_flow *f)
 {
-    f->lip = ip4_addr_get_u32(&pcb->local_ip);
-    f->rip = ip4_addr_get_u32(&pcb->remote_ip);
-    f->lport = pcb->local_port;
-    f->rport = pcb->remote_port;
+    stk__flow_set(f, &pcb->local_ip, pcb->local_port, &pcb->remote_ip,
+                  pcb->remote_port);
+}
+
+/* The addresses of f as lwIP's. */
+static void
+flow_addrs(const struct stk_flow *f, ip_addr_t *l, ip_addr_t *r)
+{
+    if (f->v6) {
+        memset(l, 0, sizeof(*l));
+        memset(r, 0, sizeof(*r));
+        memcpy(ip_2_ip6(l)->addr, f->lip6, 16);
+        memcpy(ip_2_ip6(r)->addr, f->rip6, 16);
+        IP_SET_TYPE_VAL(*l, IPADDR_TYPE_V6);
+        IP_SET_TYPE_VAL(*r, IPADDR_TYPE_V6);
+    } else {
+        ip_addr_set_ip4_u32_val(*l, f->lip);
+        ip_addr_set_ip4_u32_val(*r, f->rip);
+    }
 }
 
 bool
 stk_flow_active(const struct stk_flow *f)
 {
-    ip4_addr_t l, r;
+    ip_addr_t l, r;
     struct tcp_pcb *p = NULL;
 
-    ip4_addr_set_u32(&l, f->lip);
-    ip4_addr_set_u32(&r, f->rip);
+    flow_addrs(f, &l, &r);
 #ifdef STK_PCB_HASH_OFF
     for (p = tcp_active_pcbs; p != NULL; p = p->next)
 #else
@@ -78,8 +120,7 @@ stk_flow_active(const struct stk_flow *f)
                                     f->rport)) != NULL)
 #endif
         if (p->local_port == f->lport && p->remote_port == f->rport &&
-            ip4_addr_get_u32(&p->remote_ip) == f->rip &&
-            ip4_addr_get_u32(&p->local_ip) == f->lip)
+            ip_addr_cmp(&p->remote_ip, &r) && ip_addr_cmp(&p->local_ip, &l))
             return true;
     return false;
 }
@@ -100,17 +141,22 @@ stk__flow_note(const struct tcp_pcb *pcb, bool add, bool tw)
  * fork child would otherwise follow its parent's sequence port for port)
  * and takes a port only once the runtime reserved its 4-tuple. */
 int
-stk__flow_bind_ephemeral(struct tcp_pcb *pcb, uint32_t ip, uint16_t port)
+stk__flow_bind_ephemeral(struct tcp_pcb *pcb, const ip_addr_t *ip,
+                         uint16_t port)
 {
     static uint16_t next;
     static pid_t next_pid;
     const uint32_t lo = TCP_LOCAL_PORT_RANGE_START,
                    n = TCP_LOCAL_PORT_RANGE_END - TCP_LOCAL_PORT_RANGE_START +
                        1;
+    const ip_addr_t *lip = stk__local_for(ip);
+    ip_addr_t any;
     struct stk_flow f;
 
     if (flow_ops == NULL || flow_ops->reserve == NULL)
         return 1;
+    if (lip == NULL)
+        return -ENETUNREACH;
     if (next_pid != getpid()) {
         uint32_t r = 0;
         if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
@@ -118,15 +164,15 @@ stk__flow_bind_ephemeral(struct tcp_pcb *pcb, uint32_t ip, uint16_t port)
         next = (uint16_t)(lo + r % n);
         next_pid = getpid();
     }
-    f.lip = stk_local_ip();
-    f.rip = ip;
-    f.rport = port;
+    /* The pcb keeps its wildcard of either family; the source is the
+     * route's (tcp_connect fills it in). */
+    ip_addr_copy(any, pcb->local_ip);
     for (uint32_t i = 0; i < n; i++) {
-        f.lport = next;
+        stk__flow_set(&f, lip, next, ip, port);
         next = (uint16_t)(next >= TCP_LOCAL_PORT_RANGE_END ? lo : next + 1u);
         if (!flow_ops->reserve(&f, true))
             continue;
-        if (tcp_bind(pcb, IP4_ADDR_ANY4, f.lport) == ERR_OK)
+        if (tcp_bind(pcb, &any, f.lport) == ERR_OK)
             return 0;
         flow_ops->reserve(&f, false);
     }

@@ -96,12 +96,16 @@ find_connected(uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport)
 
     for (u = udp_pcbs; u != NULL; u = u->next) {
         struct stk_sock *s = u->recv_arg;
-        uint32_t pl = ip4_addr_get_u32(&u->local_ip);
+        /* A dual AF_INET6 socket's pcb (IPADDR_TYPE_ANY) is a wildcard. */
+        uint32_t pl = IP_IS_V4_VAL(u->local_ip)
+                          ? ip4_addr_get_u32(ip_2_ip4(&u->local_ip))
+                          : 0;
 
         if (s == NULL || !(u->flags & UDP_FLAGS_CONNECTED) ||
             u->local_port != lport || u->remote_port != rport ||
-            ip4_addr_get_u32(&u->remote_ip) != rip || (pl != 0 && pl != lip) ||
-            !s->udp_connected)
+            !IP_IS_V4_VAL(u->remote_ip) ||
+            ip4_addr_get_u32(ip_2_ip4(&u->remote_ip)) != rip ||
+            (pl != 0 && pl != lip) || !s->udp_connected)
             continue;
         return s;
     }

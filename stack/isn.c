@@ -3,7 +3,8 @@
  * F is SipHash-2-4 keyed with a 128-bit secret drawn from getrandom() on
  * first use, and M is a clock ticking every 64 ns (as Linux does), so
  * successive connections on one 4-tuple still move forward while ISNs of
- * different 4-tuples are unrelated and unpredictable off-path. lwIP calls
+ * different 4-tuples are unrelated and unpredictable off-path. An IPv6
+ * 4-tuple hashes its 128-bit addresses (Linux's secure_tcpv6_seq). lwIP calls
  * stk_isn_hook() through LWIP_HOOK_TCP_ISN for every new connection. The
  * runtime gives the key shared by the host's accel processes
  * (stk_isn_set_key, runtime/isnkey.c), so that holds across processes.
@@ -12,7 +13,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "lwip/ip4_addr.h"
+#include "lwip/ip_addr.h"
 
 #include "siphash.h"
 #include "stk_hooks.h"
@@ -42,16 +43,25 @@ isn_keygen(void)
 }
 
 uint32_t
-stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
-             const struct ip4_addr *remote_ip, uint16_t remote_port)
+stk_isn_hook(const struct ip_addr *local_ip, uint16_t local_port,
+             const struct ip_addr *remote_ip, uint16_t remote_port)
 {
-    uint64_t m[2];
+    uint64_t m[5];
+    size_t n;
 
     if (!isn_keyed)
         isn_keygen();
-    m[0] = ((uint64_t)ip4_addr_get_u32(local_ip) << 32) |
-           ip4_addr_get_u32(remote_ip);
-    m[1] = ((uint64_t)local_port << 16) | remote_port;
-    return (uint32_t)base_siphash(isn_key, m, 2, 2, 4) +
+    if (IP_IS_V6(local_ip)) {
+        memcpy(&m[0], ip_2_ip6(local_ip)->addr, 16);
+        memcpy(&m[2], ip_2_ip6(remote_ip)->addr, 16);
+        m[4] = ((uint64_t)local_port << 16) | remote_port;
+        n = 5;
+    } else {
+        m[0] = ((uint64_t)ip4_addr_get_u32(ip_2_ip4(local_ip)) << 32) |
+               ip4_addr_get_u32(ip_2_ip4(remote_ip));
+        m[1] = ((uint64_t)local_port << 16) | remote_port;
+        n = 2;
+    }
+    return (uint32_t)base_siphash(isn_key, m, n, 2, 4) +
            (uint32_t)(stk__now_ns() >> 6);
 }

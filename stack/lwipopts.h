@@ -4,8 +4,8 @@
  * everything not set here. One line per option says why.
  *
  * Shape: NO_SYS=1 raw API (our own socket layer gives Linux semantics),
- * IPv4 only, sized for >= 65k connections with large windows. Every pool
- * comes from malloc so nothing is preallocated.
+ * dual stack (IPv4 and IPv6), sized for >= 65k connections with large windows.
+ * Every pool comes from malloc so nothing is preallocated.
  */
 #ifndef ACCEL_LWIPOPTS_H
 #define ACCEL_LWIPOPTS_H
@@ -32,6 +32,11 @@
 #define IPFRAG_STATS 1
 #define ICMP_STATS 1
 #define IGMP_STATS 1
+#define IP6_STATS 1 /* IPv6 drops: rx_drops.c counts them as IPv4's */
+#define IP6_FRAG_STATS 1
+#define ICMP6_STATS 1
+#define MLD6_STATS 1
+#define ND6_STATS 1
 #define UDP_STATS 1
 #define TCP_STATS 1
 #define LWIP_NETIF_API 0                        /* needs NO_SYS=0 */
@@ -60,7 +65,10 @@
 
 /* ---- link and IP -------------------------------------------------------- */
 #define LWIP_IPV4 1
-#define LWIP_IPV6 0 /* DPDK and lwIP ip6 headers clash */
+/* Dual stack. lwIP's and DPDK's IPv6 headers both define ip6 names, but no
+ * translation unit includes both (stack/ never includes DPDK, runtime/
+ * never includes lwIP: stk.h exposes neither). */
+#define LWIP_IPV6 1
 #define LWIP_ETHERNET 1
 #define LWIP_ARP 1
 #define ARP_TABLE_SIZE 64 /* peers on the subnet (linear search) */
@@ -79,6 +87,38 @@
 #define IP_DEFAULT_TTL 64      /* Linux's default */
 #define IP_SOF_BROADCAST 0     /* SO_BROADCAST is enforced in sock_udp.c */
 #define LWIP_DHCP 0
+/* IPv6 as Linux with a static address (stack/netif.c): */
+#define LWIP_IPV6_NUM_ADDRESSES 3 /* link-local (EUI-64) + ACCEL_IP6 + 1 */
+/* One interface: a link-local address cannot be ambiguous, and a socket's
+ * sin6_scope_id is checked against the port's ifindex by our layer. */
+#define LWIP_IPV6_SCOPES 0
+#define LWIP_IPV6_AUTOCONFIG 0          /* static address only (ACCEL_IP6) */
+#define LWIP_IPV6_SEND_ROUTER_SOLICIT 0 /* the gateway is configured */
+/* No duplicate address detection: the address is usable at once, as our
+ * IPv4 address is (no ARP probe either). Linux would hold a static address
+ * tentative for a second, and a program started under accel would see its
+ * first connect or send fail; a duplicate is a configuration error. */
+#define LWIP_IPV6_DUP_DETECT_ATTEMPTS 0
+#define LWIP_IPV6_MLD 1        /* multicast listeners, solicited-node groups */
+#define MEMP_NUM_MLD6_GROUP 64 /* joined IPv6 groups (as IGMP) */
+#define LWIP_IPV6_REASS 1      /* Linux reassembles */
+#define IPV6_FRAG_COPYHEADER 1 /* 64-bit pointers: lwIP asks for it */
+#define LWIP_IPV6_FRAG 1       /* UDP datagrams beyond the MTU */
+#define IPV6_REASS_MAXAGE 60   /* 60 s, Linux's ip6frag_time */
+#define LWIP_ICMP6 1           /* echo replies, errors */
+#define LWIP_ICMP6_DATASIZE 8  /* bytes quoted beyond the IPv6 header */
+#define LWIP_ND6_QUEUEING 1    /* keep first packets while resolving */
+#define MEMP_NUM_ND6_QUEUE 256 /* as MEMP_NUM_ARP_QUEUE */
+#define LWIP_ND6_NUM_NEIGHBORS 64 /* as ARP_TABLE_SIZE (s8_t index) */
+/* nd6.c walks both with s8_t indices: at most 127 */
+#define LWIP_ND6_NUM_DESTINATIONS 64 /* destination cache: next hop, PMTU */
+#define LWIP_ND6_NUM_PREFIXES 5
+#define LWIP_ND6_NUM_ROUTERS 3
+#define LWIP_ND6_ALLOW_RA_UPDATES 1 /* Linux accepts RAs (accept_ra 1) */
+#define LWIP_ND6_TCP_REACHABILITY_HINTS 1
+#define LWIP_IPV6_DHCP6 0
+/* The static IPv6 gateway (ACCEL_GATEWAY6) for destinations off-link. */
+#define LWIP_HOOK_ND6_GET_GW(netif, dest) stk_nd6_gateway((netif), (dest))
 #define LWIP_AUTOIP 0
 #define LWIP_DNS 0            /* DNS stays on the kernel */
 #define LWIP_NETIF_LOOPBACK 1 /* traffic to our own IP loops back */
@@ -240,8 +280,8 @@ unsigned short stk_chksum(const void *data, int len);
 #if !NO_SYS || LWIP_SOCKET || LWIP_NETCONN
 #error "accel uses lwIP's raw API with NO_SYS=1 only"
 #endif
-#if LWIP_IPV6
-#error "IPv6 headers of lwIP clash with DPDK's: keep LWIP_IPV6 0"
+#if !LWIP_IPV4 || !LWIP_IPV6
+#error "accel's stack is dual stack: its address model needs both"
 #endif
 #if TCP_DEFAULT_LISTEN_BACKLOG > 0xff
 #error "lwIP's listen backlog is 8-bit"

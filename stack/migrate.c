@@ -80,10 +80,8 @@ export_half(struct stk_sock *l, struct stk_conn_image *img)
     if (p == NULL)
         return 0;
     memcpy(img->pcb, p, sizeof(*p));
-    img->f.lip = ip4_addr_get_u32(&p->local_ip);
-    img->f.rip = ip4_addr_get_u32(&p->remote_ip);
-    img->f.lport = p->local_port;
-    img->f.rport = p->remote_port;
+    stk__flow_set(&img->f, &p->local_ip, p->local_port, &p->remote_ip,
+                  p->remote_port);
     img->len = 0;
     img->fin = false;
     img->half = true;
@@ -114,10 +112,8 @@ stk_listener_export(struct stk_sock *l, struct stk_conn_image *img, void *data,
     unqueue(l, c, prev);
     p = c->pcb.tcp;
     memcpy(img->pcb, p, sizeof(*p));
-    img->f.lip = ip4_addr_get_u32(&p->local_ip);
-    img->f.rip = ip4_addr_get_u32(&p->remote_ip);
-    img->f.lport = p->local_port;
-    img->f.rport = p->remote_port;
+    stk__flow_set(&img->f, &p->local_ip, p->local_port, &p->remote_ip,
+                  p->remote_port);
     img->fin = c->fin_rcvd;
     img->half = false;
     for (uint32_t i = 0; i < c->rxq.count; i++) {
@@ -194,7 +190,7 @@ stk_listener_import(struct stk_sock *l, const struct stk_conn_image *img,
     }
     if (img->len > 0) {
         q = pbuf_alloc(PBUF_RAW, (u16_t)img->len, PBUF_RAM);
-        if (q == NULL || stk__ring_push(&c->rxq, q, 0, 0) < 0) {
+        if (q == NULL || stk__ring_push(&c->rxq, q, NULL, 0) < 0) {
             if (q != NULL)
                 pbuf_free(q);
             /* The peer will get a RST; it is gone from this queue. */

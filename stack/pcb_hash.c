@@ -113,14 +113,24 @@ keygen(void)
     ph.keyed = true;
 }
 
-/* Addresses in network order, ports in host order (as in the PCB). For a
- * listener only the port counts: lip, rip and rport are 0. */
+/* Ports in host order (as in the PCB). For a listener only the port
+ * counts (lip and rip NULL, rport 0). An IPv6 4-tuple hashes its 128-bit
+ * addresses. */
 static uint32_t
-hash4(uint32_t lip, uint16_t lport, uint32_t rip, uint16_t rport)
+hash4(const ip_addr_t *lip, uint16_t lport, const ip_addr_t *rip,
+      uint16_t rport)
 {
-    uint64_t m[2];
+    uint64_t m[5];
 
-    m[0] = ((uint64_t)lip << 32) | rip;
+    if (lip != NULL && IP_IS_V6(lip)) {
+        memcpy(&m[0], ip_2_ip6(lip)->addr, 16);
+        memcpy(&m[2], ip_2_ip6(rip)->addr, 16);
+        m[4] = ((uint64_t)lport << 16) | rport;
+        return (uint32_t)base_siphash(ph.key, m, 5, 1, 3);
+    }
+    m[0] = lip == NULL ? 0
+                       : ((uint64_t)ip4_addr_get_u32(ip_2_ip4(lip)) << 32) |
+                             ip4_addr_get_u32(ip_2_ip4(rip));
     m[1] = ((uint64_t)lport << 16) | rport;
     return (uint32_t)base_siphash(ph.key, m, 2, 1, 3);
 }
@@ -129,9 +139,9 @@ static uint32_t
 hash_pcb(const struct tcp_pcb *pcb, enum ph_list list)
 {
     if (list == PH_LISTEN)
-        return hash4(0, pcb->local_port, 0, 0);
-    return hash4(ip4_addr_get_u32(&pcb->local_ip), pcb->local_port,
-                 ip4_addr_get_u32(&pcb->remote_ip), pcb->remote_port);
+        return hash4(NULL, pcb->local_port, NULL, 0);
+    return hash4(&pcb->local_ip, pcb->local_port, &pcb->remote_ip,
+                 pcb->remote_port);
 }
 
 /* The slot of pcb on list, or NULL. */
@@ -306,11 +316,10 @@ found:
 
 struct tcp_pcb *
 stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
-                    const struct ip4_addr *lip, uint16_t lport,
-                    const struct ip4_addr *rip, uint16_t rport)
+                    const struct ip_addr *lip, uint16_t lport,
+                    const struct ip_addr *rip, uint16_t rport)
 {
     enum ph_list list = list_of(pcbs);
-    uint32_t l = ip4_addr_get_u32(lip), r = ip4_addr_get_u32(rip);
     bool passed = after == NULL;
     struct ph_slot *s;
     uint32_t h, i;
@@ -319,7 +328,8 @@ stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
         return after != NULL ? after->next : *pcbs;
     if (ph.v == NULL)
         return NULL;
-    h = list == PH_LISTEN ? hash4(0, lport, 0, 0) : hash4(l, lport, r, rport);
+    h = list == PH_LISTEN ? hash4(NULL, lport, NULL, 0)
+                          : hash4(lip, lport, rip, rport);
     for (i = h & ph.mask;; i = (i + 1) & ph.mask) {
         s = &ph.v[i];
         if (s->pcb == NULL)
@@ -333,8 +343,8 @@ stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
         if (s->pcb->local_port != lport)
             continue;
         if (list == PH_LISTEN || (s->pcb->remote_port == rport &&
-                                  ip4_addr_get_u32(&s->pcb->remote_ip) == r &&
-                                  ip4_addr_get_u32(&s->pcb->local_ip) == l))
+                                  ip_addr_cmp(&s->pcb->remote_ip, rip) &&
+                                  ip_addr_cmp(&s->pcb->local_ip, lip)))
             return s->pcb;
     }
 }
@@ -479,7 +489,7 @@ static bool
 indexed(struct tcp_pcb *pcb, enum ph_list list)
 {
     struct tcp_pcb *c = NULL;
-    ip4_addr_t lip = pcb->local_ip, rip = pcb->remote_ip;
+    ip_addr_t lip = pcb->local_ip, rip = pcb->remote_ip;
     struct tcp_pcb **pcbs = list == PH_ACTIVE ? &tcp_active_pcbs
                             : list == PH_TW   ? &tcp_tw_pcbs
                                               : &tcp_listen_pcbs.pcbs;

@@ -22,11 +22,26 @@
 #include "stk_priv.h"
 
 #if !LWIP_STATS || !IP_STATS || !TCP_STATS || !UDP_STATS || !ICMP_STATS ||     \
-    !ETHARP_STATS || !IPFRAG_STATS || !IGMP_STATS
+    !ETHARP_STATS || !IPFRAG_STATS || !IGMP_STATS || !IP6_STATS ||             \
+    !IP6_FRAG_STATS || !ICMP6_STATS || !MLD6_STATS || !ND6_STATS
 #error "rx drop accounting needs lwIP's protocol stats (lwipopts.h)"
 #endif
 
-static uint32_t seen_drops, seen_csum;
+static uint32_t seen_drops, seen_csum, seen_drops6;
+
+/* The IPv6 layers' share (also in drops_total): counted apart as well,
+ * in rx_drop_ip6. TCP and UDP keep one counter for both families. */
+static uint32_t
+drops6_total(void)
+{
+    const struct stats_ *st = &lwip_stats;
+
+    return (uint32_t)(st->ip6.drop + st->ip6_frag.drop + st->icmp6.drop +
+                      st->mld6.drop + st->nd6.drop + st->icmp6.lenerr +
+                      st->icmp6.chkerr + st->icmp6.err + st->mld6.lenerr +
+                      st->mld6.chkerr + st->mld6.proterr + st->nd6.lenerr +
+                      st->nd6.chkerr + st->nd6.proterr);
+}
 
 static uint32_t
 drops_total(void)
@@ -37,7 +52,8 @@ drops_total(void)
                       st->icmp.drop + st->udp.drop + st->tcp.drop +
                       st->igmp.drop + st->icmp.lenerr + st->icmp.chkerr +
                       st->icmp.err + st->igmp.lenerr + st->igmp.chkerr +
-                      st->igmp.proterr);
+                      st->igmp.proterr) +
+           drops6_total();
 }
 
 static uint32_t
@@ -46,7 +62,8 @@ csum_total(void)
     const struct stats_ *st = &lwip_stats;
 
     return (uint32_t)(st->ip.chkerr + st->icmp.chkerr + st->udp.chkerr +
-                      st->tcp.chkerr + st->igmp.chkerr);
+                      st->tcp.chkerr + st->igmp.chkerr + st->icmp6.chkerr +
+                      st->mld6.chkerr + st->nd6.chkerr);
 }
 
 void
@@ -54,6 +71,7 @@ stk__drops_sync(void)
 {
     seen_drops = drops_total();
     seen_csum = csum_total();
+    seen_drops6 = drops6_total();
 }
 
 bool
@@ -65,6 +83,10 @@ stk__drops_count(void)
         return false;
     seen_drops = d;
     BASE_STAT_INC(rx_drop_stack);
+    if (drops6_total() != seen_drops6) {
+        seen_drops6 = drops6_total();
+        BASE_STAT_INC(rx_drop_ip6);
+    }
     c = csum_total();
     if (c != seen_csum) {
         seen_csum = c;

@@ -43,6 +43,7 @@ stk__sock_alloc(int type)
     s->keepcnt = TCP_KEEPCNT_DEFAULT;
     s->backlog = -1;
     s->cc = -1;
+    s->hops6 = -1;
     sock_count++;
     return s;
 }
@@ -74,6 +75,48 @@ stk_sock_create(int type, struct stk_sock **out)
     }
     *out = s;
     return 0;
+}
+
+int
+stk_sock_set_inet6(struct stk_sock *s, bool v6only)
+{
+    if (s->bound || s->st != STK_TCP_CLOSED || s->udp_connected ||
+        s->ever_connected)
+        return -EINVAL;
+    s->inet6 = true;
+    return stk_sock_set_v6only(s, v6only);
+}
+
+int
+stk_sock_set_v6only(struct stk_sock *s, bool v6only)
+{
+    if (!s->inet6)
+        return -ENOPROTOOPT;
+    if (s->bound)
+        return -EINVAL; /* do_ipv6_setsockopt: inet_sk(sk)->inet_num */
+    s->v6only = v6only;
+    stk__sock_any(s, &s->bind_ip);
+    /* The unbound pcb takes the family (or both) from now on. */
+    if (s->type == SOCK_STREAM && s->pcb.tcp != NULL) {
+        IP_SET_TYPE_VAL(s->pcb.tcp->local_ip, stk__sock_iptype(s));
+        IP_SET_TYPE_VAL(s->pcb.tcp->remote_ip, stk__sock_iptype(s));
+    } else if (s->type == SOCK_DGRAM && s->pcb.udp != NULL) {
+        IP_SET_TYPE_VAL(s->pcb.udp->local_ip, stk__sock_iptype(s));
+        IP_SET_TYPE_VAL(s->pcb.udp->remote_ip, stk__sock_iptype(s));
+    }
+    return 0;
+}
+
+uint8_t
+stk__hops6(const struct stk_sock *s)
+{
+    return s->hops6 < 0 ? 64 : (uint8_t)s->hops6; /* net.ipv6...hop_limit */
+}
+
+int
+stk_sock_family(const struct stk_sock *s)
+{
+    return s->inet6 ? AF_INET6 : AF_INET;
 }
 
 static stk_notify_fn notify_fn;
@@ -126,68 +169,48 @@ stk__changed(struct stk_sock *s, bool ev_new)
 /* ---- addresses ------------------------------------------------------------
  */
 
-int
-stk__addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
-             uint16_t *port)
-{
-    const struct sockaddr_in *sin = (const struct sockaddr_in *)addr;
-
-    if (addr == NULL || len < (socklen_t)sizeof(struct sockaddr_in))
-        return -EINVAL;
-    if (sin->sin_family != AF_INET)
-        return -EAFNOSUPPORT;
-    *ip = sin->sin_addr.s_addr;
-    *port = ntohs(sin->sin_port);
-    return 0;
-}
-
-void
-stk__addr_out(uint32_t ip, uint16_t port, struct sockaddr *addr, socklen_t *len)
-{
-    struct sockaddr_in sin;
-
-    if (addr == NULL || len == NULL)
-        return;
-    memset(&sin, 0, sizeof(sin));
-    sin.sin_family = AF_INET;
-    sin.sin_addr.s_addr = ip;
-    sin.sin_port = htons(port);
-    memcpy(addr, &sin,
-           *len < (socklen_t)sizeof(sin) ? (size_t)*len : sizeof(sin));
-    *len = sizeof(sin);
-}
-
+/* inet_bind / inet6_bind: the address must be ours, a wildcard, or (UDP)
+ * multicast or broadcast; a mapped address is checked as IPv4. */
 static bool
-bind_addr_ok(uint32_t ip)
+bind_addr_ok(const ip_addr_t *ip)
 {
-    uint32_t h = ntohl(ip);
-
-    return ip == 0 || stk__is_local_ip(ip) || ip == 0xffffffffu ||
-           (h >> 28) == 0xe;
+    if (ip_addr_isany(ip) || stk__is_local(ip))
+        return true;
+    if (IP_IS_V6(ip))
+        return ip6_addr_ismulticast(ip_2_ip6(ip));
+    return ip4_addr_get_u32(ip_2_ip4(ip)) == 0xffffffffu ||
+           ip4_addr_ismulticast(ip_2_ip4(ip));
 }
 
 int
 stk_sock_bind(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
-    uint32_t ip;
+    ip_addr_t ip;
     uint16_t port;
-    int rc = stk__addr_in(addr, len, &ip, &port);
+    uint32_t scope;
+    int rc = stk__addr_in(s, addr, len, STK_ADDR_BIND, &ip, &port, &scope);
 
     if (rc < 0)
         return rc;
     if (s->bound)
         return -EINVAL;
-    if (!bind_addr_ok(ip))
+    if (!bind_addr_ok(&ip))
         return -EADDRNOTAVAIL;
-    return s->type == SOCK_STREAM ? stk__tcp_bind(s, ip, port)
-                                  : stk__udp_bind(s, ip, port);
+    rc = s->type == SOCK_STREAM ? stk__tcp_bind(s, &ip, port)
+                                : stk__udp_bind(s, &ip, port);
+    if (rc == 0 && IP_IS_V6(&ip) && !ip_addr_isany(&ip)) {
+        s->v6only = true; /* inet6_bind: a native address is IPv6 only */
+        if (scope != 0)
+            s->scope = scope;
+    }
+    return rc;
 }
 
 int
 stk_sock_getname(struct stk_sock *s, struct sockaddr *addr, socklen_t *len,
                  bool peer)
 {
-    uint32_t ip = s->bind_ip;
+    ip_addr_t ip = s->bind_ip;
     uint16_t port = s->bind_port;
 
     if (peer) {
@@ -196,19 +219,25 @@ stk_sock_getname(struct stk_sock *s, struct sockaddr *addr, socklen_t *len,
                       : s->udp_connected;
         if (!ok)
             return -ENOTCONN;
-        stk__addr_out(s->peer_ip, s->peer_port, addr, len);
+        stk__addr_out(s, &s->peer_ip, s->peer_port, addr, len);
         return 0;
     }
     if (s->type == SOCK_STREAM && s->pcb.tcp != NULL) {
-        ip = ip4_addr_get_u32(&s->pcb.tcp->local_ip);
+        ip_addr_copy(ip, s->pcb.tcp->local_ip);
         port = s->pcb.tcp->local_port;
     } else if (s->type == SOCK_DGRAM && s->pcb.udp != NULL) {
-        ip = ip4_addr_get_u32(&s->pcb.udp->local_ip);
+        ip_addr_copy(ip, s->pcb.udp->local_ip);
         port = s->pcb.udp->local_port;
-        if (s->udp_connected && ip == 0)
-            ip = stk_local_ip();
+        if (s->udp_connected && ip_addr_isany(&ip)) {
+            /* The source the route gives: the netif's address of the
+             * peer's family. */
+            const ip_addr_t *src = stk__local_for(&s->peer_ip);
+
+            if (src != NULL)
+                ip_addr_copy(ip, *src);
+        }
     }
-    stk__addr_out(ip, port, addr, len);
+    stk__addr_out(s, &ip, port, addr, len);
     return 0;
 }
 
@@ -324,7 +353,8 @@ stk_sock_take_error(struct stk_sock *s)
  * ------------------------------------------------------------- */
 
 int
-stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr, uint16_t port)
+stk__ring_push(struct stk_ring *r, struct pbuf *p, const ip_addr_t *addr,
+               uint16_t port)
 {
     struct stk_rx_item *it;
 
@@ -344,7 +374,10 @@ stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr, uint16_t port)
     }
     it = &r->v[(r->head + r->count) % r->cap];
     it->p = p;
-    it->addr = addr;
+    if (addr != NULL)
+        ip_addr_copy(it->addr, *addr);
+    else
+        ip_addr_set_zero(&it->addr);
     it->port = port;
     r->count++;
     return 0;
@@ -423,12 +456,6 @@ stk__iov_copy_from_pbuf(const struct msghdr *msg, size_t iov_skip,
 /* ---- bind conflicts
  * -------------------------------------------------------------- */
 
-static bool
-addr_overlap(uint32_t a, uint32_t b)
-{
-    return a == 0 || b == 0 || a == b;
-}
-
 /* Linux (inet_csk_bind_conflict / udp_lib_lport_inuse): two sockets may
  * share a port when both set SO_REUSEPORT, or both set SO_REUSEADDR and,
  * for TCP, the existing one is not listening. TIME_WAIT leftovers only
@@ -463,8 +490,8 @@ group_conflict(const struct stk_sock *s, const struct stk_lgroup *g)
 }
 
 static bool
-tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list, uint32_t ip,
-                  uint16_t port, bool tw)
+tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list,
+                  const ip_addr_t *ip, uint16_t port, bool tw)
 {
     struct tcp_pcb *p;
 
@@ -474,7 +501,7 @@ tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list, uint32_t ip,
             p->state == SYN_RCVD || p->state == LISTEN ? NULL : p->callback_arg;
 
         if (p->local_port != port || o == s ||
-            !addr_overlap(ip, ip4_addr_get_u32(&p->local_ip)))
+            !stk__addr_overlap(ip, &p->local_ip))
             continue;
         if (p->state == LISTEN) {
             if (group_conflict(s, p->callback_arg))
@@ -490,7 +517,7 @@ tcp_list_conflict(const struct stk_sock *s, struct tcp_pcb *list, uint32_t ip,
 }
 
 bool
-stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port)
+stk__port_conflict(const struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
 {
     if (s->type == SOCK_STREAM) {
         return tcp_list_conflict(s, tcp_listen_pcbs.pcbs, ip, port, false) ||
@@ -502,7 +529,7 @@ stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port)
         const struct stk_sock *o = u->recv_arg;
 
         if (u->local_port != port || o == s || o == NULL ||
-            !addr_overlap(ip, ip4_addr_get_u32(&u->local_ip)))
+            !stk__addr_overlap(ip, &u->local_ip))
             continue;
         if (conflicts_with(s, false, o->reuseaddr, o->reuseport, false))
             return true;

@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "lwip/igmp.h"
+#include "lwip/mld6.h"
+#include "lwip/netif.h"
 #include "lwip/udp.h"
 
 #include "stk_priv.h"
@@ -38,16 +40,19 @@
 #define MC_ALLHOSTS 0xe0000001u
 
 struct mc_group {
-    uint32_t group; /* network order */
-    bool include;   /* filter mode: MCAST_INCLUDE, else MCAST_EXCLUDE */
-    bool sflist;    /* a source list exists (Linux pmc->sflist) */
+    ip_addr_t group; /* IPv4 or IPv6 */
+    bool include;    /* filter mode: MCAST_INCLUDE, else MCAST_EXCLUDE */
+    bool sflist;     /* a source list exists (Linux pmc->sflist) */
     uint8_t nsrc;
-    uint32_t src[MC_MAX_SRC];
+    ip_addr_t src[MC_MAX_SRC];
 };
 
 struct stk_mcast {
     uint8_t ttl;
     bool loop, all;
+    uint8_t hops6;    /* IPV6_MULTICAST_HOPS (default 1) */
+    bool loop6;       /* IPV6_MULTICAST_LOOP (default on) */
+    int if6;          /* IPV6_MULTICAST_IF: an ifindex, 0 none */
     uint32_t if_addr; /* IP_MULTICAST_IF as given */
     int if_index;
     uint8_t n;
@@ -70,6 +75,8 @@ mc_get(struct stk_sock *s)
         s->mc->ttl = 1;
         s->mc->loop = true;
         s->mc->all = true;
+        s->mc->hops6 = 1;
+        s->mc->loop6 = true;
     }
     return s->mc;
 }
@@ -89,6 +96,24 @@ stk__mc_apply_pcb(struct stk_sock *s)
         udp_clear_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
 }
 
+void
+stk__mc_for_dest(struct stk_sock *s, const ip_addr_t *dst)
+{
+    struct udp_pcb *pcb = s->pcb.udp;
+    bool v6 = IP_IS_V6(dst);
+    bool loop = s->mc ? (v6 ? s->mc->loop6 : s->mc->loop) : true;
+
+    if (pcb == NULL || !s->inet6)
+        return; /* an AF_INET socket's pcb has its options already */
+    udp_set_multicast_ttl(pcb, s->mc ? (v6 ? s->mc->hops6 : s->mc->ttl) : 1);
+    if (loop)
+        udp_set_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
+    else
+        udp_clear_flags(pcb, UDP_FLAGS_MULTICAST_LOOP);
+    pcb->ttl = v6 ? stk__hops6(s) : UDP_TTL;
+    pcb->tos = v6 ? s->tclass : 0;
+}
+
 /* Linux's ip_mc_find_dev for our single interface: by index, else by
  * address, else the route to the group (always this interface). */
 static bool
@@ -100,44 +125,61 @@ our_if(uint32_t addr, int ifindex)
 }
 
 static struct mc_group *
-find(struct stk_mcast *m, uint32_t group)
+find(struct stk_mcast *m, const ip_addr_t *group)
 {
     if (m == NULL)
         return NULL;
     for (int i = 0; i < m->n; i++)
-        if (m->g[i].group == group)
+        if (ip_addr_cmp(&m->g[i].group, group))
             return &m->g[i];
     return NULL;
 }
 
+/* The interface joins or leaves group: IGMP for IPv4, MLD for IPv6; each
+ * counts its sockets, reporting the first join and the last leave. */
 static int
-igmp_join(uint32_t group, bool join)
+iface_join(const ip_addr_t *group, bool join)
 {
-    ip4_addr_t g;
     err_t e;
 
-    if (ntohl(group) == MC_ALLHOSTS)
-        return 0; /* the interface is always a member (lwIP refuses it) */
-    ip4_addr_set_u32(&g, group);
-    e = join ? igmp_joingroup(IP4_ADDR_ANY4, &g)
-             : igmp_leavegroup(IP4_ADDR_ANY4, &g);
+    if (IP_IS_V6(group)) {
+        struct netif *nif = netif_default;
+
+        if (ip6_addr_isallnodes_linklocal(ip_2_ip6(group)))
+            return 0; /* always a member */
+        e = join ? mld6_joingroup_netif(nif, ip_2_ip6(group))
+                 : mld6_leavegroup_netif(nif, ip_2_ip6(group));
+    } else {
+        if (ntohl(ip4_addr_get_u32(ip_2_ip4(group))) == MC_ALLHOSTS)
+            return 0; /* the interface is always a member (lwIP refuses) */
+        e = join ? igmp_joingroup(IP4_ADDR_ANY4, ip_2_ip4(group))
+                 : igmp_leavegroup(IP4_ADDR_ANY4, ip_2_ip4(group));
+    }
     if (e == ERR_MEM)
         return -ENOBUFS;
     return e == ERR_OK ? 0 : -EINVAL;
 }
 
-/* __ip_mc_join_group */
+static bool
+group_ok(const ip_addr_t *group)
+{
+    if (IP_IS_V6(group))
+        return ip6_addr_ismulticast(ip_2_ip6(group));
+    return is_mcast(ip4_addr_get_u32(ip_2_ip4(group)));
+}
+
+/* __ip_mc_join_group / ipv6_sock_mc_join (if_ok: the interface named is
+ * ours) */
 static int
-join(struct stk_sock *s, uint32_t group, uint32_t ifaddr, int ifindex,
-     bool include)
+join_group(struct stk_sock *s, const ip_addr_t *group, bool if_ok, bool include)
 {
     struct stk_mcast *m;
     struct mc_group *g;
     int rc;
 
-    if (!is_mcast(group))
+    if (!group_ok(group))
         return -EINVAL;
-    if (!our_if(ifaddr, ifindex))
+    if (!if_ok)
         return -ENODEV;
     if (find(s->mc, group) != NULL)
         return -EADDRINUSE;
@@ -145,31 +187,42 @@ join(struct stk_sock *s, uint32_t group, uint32_t ifaddr, int ifindex,
         return -ENOBUFS;
     if (m->n >= MC_MAX_GROUPS)
         return -ENOBUFS;
-    if ((rc = igmp_join(group, true)) < 0)
+    if ((rc = iface_join(group, true)) < 0)
         return rc;
     g = &m->g[m->n++];
     memset(g, 0, sizeof(*g));
-    g->group = group;
+    ip_addr_copy(g->group, *group);
     g->include = include;
     return 0;
+}
+
+static int
+join(struct stk_sock *s, uint32_t group, uint32_t ifaddr, int ifindex,
+     bool include)
+{
+    ip_addr_t g;
+
+    ip_addr_set_ip4_u32_val(g, group);
+    if (!is_mcast(group))
+        return -EINVAL;
+    return join_group(s, &g, our_if(ifaddr, ifindex), include);
 }
 
 static void
 remove_group(struct stk_mcast *m, struct mc_group *g)
 {
-    igmp_join(g->group, false);
+    iface_join(&g->group, false);
     *g = m->g[--m->n];
 }
 
-/* ip_mc_leave_group */
 static int
-leave(struct stk_sock *s, uint32_t group, uint32_t ifaddr, int ifindex)
+leave_group(struct stk_sock *s, const ip_addr_t *group, bool if_ok)
 {
     struct mc_group *g;
 
     /* An unknown interface matches no membership (the ENODEV case of
      * Linux needs no interface at all for the group's route). */
-    if (!our_if(ifaddr, ifindex))
+    if (!if_ok)
         return -EADDRNOTAVAIL;
     g = find(s->mc, group);
     if (g == NULL)
@@ -178,20 +231,32 @@ leave(struct stk_sock *s, uint32_t group, uint32_t ifaddr, int ifindex)
     return 0;
 }
 
+/* ip_mc_leave_group */
+static int
+leave(struct stk_sock *s, uint32_t group, uint32_t ifaddr, int ifindex)
+{
+    ip_addr_t g;
+
+    ip_addr_set_ip4_u32_val(g, group);
+    return leave_group(s, &g, our_if(ifaddr, ifindex));
+}
+
 /* ip_mc_source (ifindex: the MCAST_* options name the interface so) */
 static int
 source(struct stk_sock *s, bool add, bool include,
        const struct ip_mreq_source *r, int ifindex)
 {
-    uint32_t src = r->imr_sourceaddr.s_addr;
+    ip_addr_t src, grp;
     struct mc_group *g;
     int i;
 
+    ip_addr_set_ip4_u32_val(src, r->imr_sourceaddr.s_addr);
+    ip_addr_set_ip4_u32_val(grp, r->imr_multiaddr.s_addr);
     if (!is_mcast(r->imr_multiaddr.s_addr))
         return -EINVAL;
     if (!our_if(r->imr_interface.s_addr, ifindex))
         return -ENODEV;
-    g = find(s->mc, r->imr_multiaddr.s_addr);
+    g = find(s->mc, &grp);
     if (g == NULL)
         return -EINVAL; /* must have a prior join */
     if (g->sflist) {
@@ -200,14 +265,15 @@ source(struct stk_sock *s, bool add, bool include,
     } else {
         g->include = include; /* mode switches for empty filters */
     }
-    for (i = 0; i < g->nsrc && g->src[i] != src; i++)
+    for (i = 0; i < g->nsrc && !ip_addr_cmp(&g->src[i], &src); i++)
         ;
     if (!add) {
         if (i == g->nsrc)
             return -EADDRNOTAVAIL;
         /* (INCLUDE, empty) is leaving the group */
         if (g->nsrc == 1 && include)
-            return leave(s, g->group, r->imr_interface.s_addr, ifindex);
+            return leave(s, r->imr_multiaddr.s_addr, r->imr_interface.s_addr,
+                         ifindex);
         g->src[i] = g->src[--g->nsrc];
         return 0;
     }
@@ -221,7 +287,8 @@ source(struct stk_sock *s, bool add, bool include,
 }
 
 int
-stk__mc_filter(const struct stk_sock *s, uint32_t group, uint32_t src)
+stk__mc_filter(const struct stk_sock *s, const ip_addr_t *group,
+               const ip_addr_t *src)
 {
     const struct mc_group *g = find(s->mc, group);
     bool listed = false;
@@ -229,7 +296,7 @@ stk__mc_filter(const struct stk_sock *s, uint32_t group, uint32_t src)
     if (g == NULL)
         return -1;
     for (int i = 0; i < g->nsrc; i++)
-        listed |= g->src[i] == src;
+        listed |= ip_addr_cmp(&g->src[i], src);
     return g->include ? listed : !listed;
 }
 
@@ -420,6 +487,115 @@ stk__mc_setsockopt(struct stk_sock *s, int name, const void *val, socklen_t len)
     default:
         return -ENOPROTOOPT;
     }
+}
+
+/* ---- IPv6 (net/ipv6/ipv6_sockglue.c, mcast.c) -------------------------- */
+
+/* The interface an IPv6 membership names: 0 (the route: ours) or our
+ * kernel ifindex. */
+static bool
+our_if6(int ifindex)
+{
+    return ifindex == 0 || (ifindex == stk_ifindex() && stk_ifindex() != 0);
+}
+
+static int
+join6(struct stk_sock *s, const struct in6_addr *a, int ifindex, bool join)
+{
+    ip_addr_t g;
+
+    stk__ip_from_in6(&g, a);
+    if (!IP_IS_V6(&g) || !ip6_addr_ismulticast(ip_2_ip6(&g)))
+        return -EINVAL;
+    if (join)
+        return join_group(s, &g, our_if6(ifindex), false);
+    return leave_group(s, &g, our_if6(ifindex));
+}
+
+int
+stk__mc6_setsockopt(struct stk_sock *s, int name, const void *val,
+                    socklen_t len)
+{
+    struct ipv6_mreq r;
+    struct stk_mcast *m;
+    int v;
+
+    if (s->type != SOCK_DGRAM)
+        return -ENOPROTOOPT;
+    switch (name) {
+    case IPV6_JOIN_GROUP:
+    case IPV6_LEAVE_GROUP:
+        if (val == NULL || len < (socklen_t)sizeof(r))
+            return -EINVAL;
+        memcpy(&r, val, sizeof(r));
+        return join6(s, &r.ipv6mr_multiaddr, (int)r.ipv6mr_interface,
+                     name == IPV6_JOIN_GROUP);
+    case MCAST_JOIN_GROUP:
+    case MCAST_LEAVE_GROUP: {
+        struct group_req g;
+        struct sockaddr_in6 sin6;
+
+        if (val == NULL || len < (socklen_t)sizeof(g))
+            return -EINVAL;
+        memcpy(&g, val, sizeof(g));
+        memcpy(&sin6, &g.gr_group, sizeof(sin6));
+        if (sin6.sin6_family != AF_INET6)
+            return -EINVAL;
+        return join6(s, &sin6.sin6_addr, (int)g.gr_interface,
+                     name == MCAST_JOIN_GROUP);
+    }
+    case IPV6_MULTICAST_HOPS:
+    case IPV6_MULTICAST_LOOP:
+    case IPV6_MULTICAST_IF:
+        if (val == NULL || len < (socklen_t)sizeof(int))
+            return -EINVAL;
+        memcpy(&v, val, sizeof(v));
+        if (name == IPV6_MULTICAST_HOPS && (v < -1 || v > 255))
+            return -EINVAL;
+        if (name == IPV6_MULTICAST_LOOP && v != 0 && v != 1)
+            return -EINVAL;
+        if (name == IPV6_MULTICAST_IF && !our_if6(v))
+            return -ENODEV;
+        if ((m = mc_get(s)) == NULL)
+            return -ENOMEM;
+        if (name == IPV6_MULTICAST_HOPS)
+            m->hops6 = (uint8_t)(v == -1 ? 1 : v);
+        else if (name == IPV6_MULTICAST_LOOP)
+            m->loop6 = v != 0;
+        else
+            m->if6 = v;
+        return 0;
+    default:
+        return -ENOPROTOOPT;
+    }
+}
+
+int
+stk__mc6_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len)
+{
+    const struct stk_mcast *m = s->mc;
+    int v;
+
+    if (s->type != SOCK_DGRAM)
+        return -ENOPROTOOPT;
+    switch (name) {
+    case IPV6_MULTICAST_HOPS:
+        v = m ? m->hops6 : 1;
+        break;
+    case IPV6_MULTICAST_LOOP:
+        v = m ? m->loop6 : 1;
+        break;
+    case IPV6_MULTICAST_IF:
+        v = m ? m->if6 : 0;
+        break;
+    default:
+        return -ENOPROTOOPT;
+    }
+    if (val == NULL || len == NULL || *len < (socklen_t)sizeof(int))
+        return -EINVAL;
+    memcpy(val, &v, sizeof(v));
+    *len = sizeof(v);
+    return 0;
 }
 
 /* Linux's do_ip_getsockopt: a value that fits a byte comes back as one

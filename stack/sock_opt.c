@@ -230,6 +230,54 @@ stk_sock_opt_owned(int level, int name)
     return false;
 }
 
+/* IPPROTO_IPV6 on an AF_INET6 socket (do_ipv6_setsockopt). */
+static int
+set_ipv6(struct stk_sock *s, int name, const void *val, socklen_t len)
+{
+    int v, rc;
+
+    if (!s->inet6)
+        return -ENOPROTOOPT;
+    if (name != IPV6_V6ONLY && name != IPV6_UNICAST_HOPS && name != IPV6_TCLASS)
+        return stk__mc6_setsockopt(s, name, val, len);
+    if ((rc = get_int(val, len, &v)) < 0)
+        return rc;
+    switch (name) {
+    case IPV6_V6ONLY:
+        return stk_sock_set_v6only(s, v != 0);
+    case IPV6_UNICAST_HOPS:
+        if (v < -1 || v > 255)
+            return -EINVAL;
+        s->hops6 = (int16_t)v;
+        break;
+    default: /* IPV6_TCLASS */
+        if (v < -1 || v > 0xff)
+            return -EINVAL;
+        s->tclass = (uint8_t)(v == -1 ? 0 : v);
+        break;
+    }
+    if (s->type == SOCK_STREAM && s->pcb.tcp != NULL)
+        stk__tcp_ip6_opts(s, IP_IS_V6_VAL(s->pcb.tcp->remote_ip));
+    return 0;
+}
+
+static int
+get_ipv6(struct stk_sock *s, int name, void *val, socklen_t *len)
+{
+    if (!s->inet6)
+        return -ENOPROTOOPT;
+    switch (name) {
+    case IPV6_V6ONLY:
+        return put_int(val, len, s->v6only);
+    case IPV6_UNICAST_HOPS:
+        return put_int(val, len, stk__hops6(s));
+    case IPV6_TCLASS:
+        return put_int(val, len, s->tclass);
+    default:
+        return stk__mc6_getsockopt(s, name, val, len);
+    }
+}
+
 int
 stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
                 socklen_t len)
@@ -240,6 +288,8 @@ stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
         return set_tcp(s, name, val, len);
     if (level == IPPROTO_IP)
         return stk__mc_setsockopt(s, name, val, len);
+    if (level == IPPROTO_IPV6)
+        return set_ipv6(s, name, val, len);
     return -ENOPROTOOPT;
 }
 
@@ -421,7 +471,7 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
         case SO_PROTOCOL:
             return put_int(val, len, tcp ? IPPROTO_TCP : IPPROTO_UDP);
         case SO_DOMAIN:
-            return put_int(val, len, AF_INET);
+            return put_int(val, len, stk_sock_family(s));
         case SO_ERROR:
             return put_int(val, len, stk_sock_take_error(s));
         case SO_ACCEPTCONN:
@@ -481,5 +531,7 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
     }
     if (level == IPPROTO_IP)
         return stk__mc_getsockopt(s, name, val, len);
+    if (level == IPPROTO_IPV6)
+        return get_ipv6(s, name, val, len);
     return -ENOPROTOOPT;
 }

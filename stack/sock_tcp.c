@@ -166,13 +166,46 @@ stk__tcp_apply_opts(struct stk_sock *s)
         tcp_nagle_enable(pcb);
     if (s->cc >= 0)
         stk__tcp_set_cc(pcb, s->cc);
+    stk__tcp_ip6_opts(s, IP_IS_V6_VAL(pcb->remote_ip));
+}
+
+/* IPV6_UNICAST_HOPS and IPV6_TCLASS on an IPv6 connection (an IPv4 one
+ * of an AF_INET6 socket keeps IPv4's defaults). */
+void
+stk__tcp_ip6_opts(struct stk_sock *s, bool v6)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL || pcb->state == LISTEN || !s->inet6 || !v6)
+        return;
+    pcb->ttl = stk__hops6(s);
+    pcb->tos = s->tclass;
+}
+
+/* A fresh CLOSED pcb, bound again to the application's explicit port. */
+/* The lwIP address type of s's pcbs while unbound: IPv4 for AF_INET,
+ * both families for a dual AF_INET6 socket, IPv6 when v6only. */
+u8_t
+stk__sock_iptype(const struct stk_sock *s)
+{
+    if (!s->inet6)
+        return IPADDR_TYPE_V4;
+    return s->v6only ? IPADDR_TYPE_V6 : IPADDR_TYPE_ANY;
+}
+
+/* The wildcard address of s's family (what an unbound socket names). */
+void
+stk__sock_any(const struct stk_sock *s, ip_addr_t *ip)
+{
+    ip_addr_set_zero(ip);
+    IP_SET_TYPE_VAL(*ip, stk__sock_iptype(s));
 }
 
 /* A fresh CLOSED pcb, bound again to the application's explicit port. */
 int
 stk__tcp_fresh_pcb(struct stk_sock *s)
 {
-    struct tcp_pcb *pcb = tcp_new_ip_type(IPADDR_TYPE_V4);
+    struct tcp_pcb *pcb = tcp_new_ip_type(stk__sock_iptype(s));
     err_t e;
 
     if (pcb == NULL)
@@ -181,15 +214,12 @@ stk__tcp_fresh_pcb(struct stk_sock *s)
     stk__tcp_apply_opts(s);
     s->bound = false;
     if (s->port_explicit) {
-        ip4_addr_t a;
-
-        ip4_addr_set_u32(&a, s->bind_ip);
-        e = tcp_bind(pcb, &a, s->bind_port);
+        e = tcp_bind(pcb, &s->bind_ip, s->bind_port);
         if (e != ERR_OK)
             return stk_err_to_errno(e);
         s->bound = true;
     } else {
-        s->bind_ip = 0;
+        stk__sock_any(s, &s->bind_ip);
         s->bind_port = 0;
     }
     return 0;
@@ -204,23 +234,21 @@ stk__tcp_create(struct stk_sock *s)
 }
 
 int
-stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+stk__tcp_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
 {
-    ip4_addr_t a;
     err_t e;
 
     if (s->pcb.tcp == NULL || s->st != STK_TCP_CLOSED)
         return -EINVAL;
     if (port != 0 && stk__port_conflict(s, ip, port))
         return -EADDRINUSE;
-    ip4_addr_set_u32(&a, ip);
     stk__tcp_apply_opts(s);
-    e = tcp_bind(s->pcb.tcp, &a, port);
+    e = tcp_bind(s->pcb.tcp, ip, port);
     if (e != ERR_OK)
         return stk_err_to_errno(e);
     s->bound = true;
     s->port_explicit = port != 0;
-    s->bind_ip = ip;
+    ip_addr_copy(s->bind_ip, *ip);
     s->bind_port = s->pcb.tcp->local_port;
     return 0;
 }
@@ -262,7 +290,7 @@ cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
         return ERR_OK;
     s->st = STK_TCP_CONNECTED;
     s->ever_connected = true;
-    s->bind_ip = ip4_addr_get_u32(&pcb->local_ip);
+    ip_addr_copy(s->bind_ip, pcb->local_ip);
     s->bind_port = pcb->local_port;
     stk__tcp_window_clamp(s);
     stk__changed(s, true);
@@ -288,9 +316,9 @@ disconnect(struct stk_sock *s)
 int
 stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
-    uint32_t ip;
+    ip_addr_t ip;
     uint16_t port;
-    ip4_addr_t a;
+    uint32_t scope;
     err_t e;
     int rc;
 
@@ -300,7 +328,7 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         stk__changed(s, true);
         return rc;
     }
-    rc = stk__addr_in(addr, len, &ip, &port);
+    rc = stk__addr_in(s, addr, len, STK_ADDR_CONNECT_TCP, &ip, &port, &scope);
     if (rc < 0)
         return rc;
     switch (s->st) {
@@ -329,18 +357,23 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
     }
     if (s->ever_connected)
         return -EISCONN;
-    if (!stk_route_ok(ip) && !stk__is_local_ip(ip))
+    if (!stk__route_ok(&ip) && !stk__is_local(&ip))
         return -ENETUNREACH;
     if (s->pcb.tcp == NULL && (rc = stk__tcp_fresh_pcb(s)) < 0)
         return rc;
-    ip4_addr_set_u32(&a, ip);
+    /* A socket bound to one family cannot reach the other (Linux: an
+     * AF_INET6 socket bound to ::ffff:a.b.c.d or to a native address). */
+    if (!IP_IS_ANY_TYPE_VAL(s->pcb.tcp->local_ip) &&
+        IP_GET_TYPE(&s->pcb.tcp->local_ip) != IP_GET_TYPE(&ip))
+        return -ENETUNREACH;
     stk__tcp_apply_opts(s);
+    stk__tcp_ip6_opts(s, IP_IS_V6(&ip));
     if (s->pcb.tcp->local_port == 0) {
-        rc = stk__flow_bind_ephemeral(s->pcb.tcp, ip, port);
+        rc = stk__flow_bind_ephemeral(s->pcb.tcp, &ip, port);
         if (rc < 0)
             return rc;
     }
-    e = tcp_connect(s->pcb.tcp, &a, port, cb_connected);
+    e = tcp_connect(s->pcb.tcp, &ip, port, cb_connected);
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);
     BASE_STAT_INC(tcp_connect);
@@ -348,8 +381,10 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
     s->connecting = true;
     s->connect_reported = false;
     s->bound = true;
-    s->peer_ip = ip;
+    ip_addr_copy(s->peer_ip, ip);
     s->peer_port = port;
+    if (scope != 0)
+        s->scope = scope;
     s->shut_rd = s->shut_wr = false;
     stk__changed(s, false);
     return -EINPROGRESS;
@@ -389,7 +424,7 @@ cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         stk__changed(s, true);
         return ERR_ABRT;
     }
-    if (stk__ring_push(&s->rxq, p, 0, 0) < 0)
+    if (stk__ring_push(&s->rxq, p, NULL, 0) < 0)
         return ERR_MEM; /* lwIP keeps it as refused data and retries */
     s->rx_bytes += p->tot_len;
     stk__changed(s, true);

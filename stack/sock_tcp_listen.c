@@ -78,12 +78,21 @@ group_update_backlog(struct stk_lgroup *g)
 /* Linux's reuseport hash picks a member from the 4-tuple; this is a fixed
  * mix (murmur3's finaliser), so the spread is deterministic. */
 static uint32_t
+addr_word(const ip_addr_t *a)
+{
+    const u32_t *w = ip_2_ip6(a)->addr;
+
+    return IP_IS_V6(a) ? w[0] ^ w[1] ^ w[2] ^ w[3]
+                       : ip4_addr_get_u32(ip_2_ip4(a));
+}
+
+static uint32_t
 tuple_hash(const struct tcp_pcb *pcb)
 {
-    uint32_t h = ip4_addr_get_u32(&pcb->remote_ip) * 0x9e3779b1u;
+    uint32_t h = addr_word(&pcb->remote_ip) * 0x9e3779b1u;
 
     h ^= ((uint32_t)pcb->remote_port << 16 | pcb->local_port) * 0x85ebca6bu;
-    h ^= ip4_addr_get_u32(&pcb->local_ip);
+    h ^= addr_word(&pcb->local_ip);
     h ^= h >> 16;
     h *= 0x85ebca6bu;
     h ^= h >> 13;
@@ -177,9 +186,12 @@ stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb)
     c->rcvbuf = l->rcvbuf;
     c->snd_limit = l->snd_limit;
     c->rcv_limit = l->rcv_limit;
-    c->bind_ip = ip4_addr_get_u32(&newpcb->local_ip);
+    c->inet6 = l->inet6;
+    c->v6only = l->v6only;
+    c->scope = l->scope;
+    ip_addr_copy(c->bind_ip, newpcb->local_ip);
     c->bind_port = newpcb->local_port;
-    c->peer_ip = ip4_addr_get_u32(&newpcb->remote_ip);
+    ip_addr_copy(c->peer_ip, newpcb->remote_ip);
     c->peer_port = newpcb->remote_port;
     stk__tcp_attach(c, newpcb);
     stk__tcp_apply_opts(c);
@@ -232,20 +244,23 @@ find_group(const struct stk_sock *s, uint16_t port, struct stk_lgroup **out)
 
     *out = NULL;
     for (l = tcp_listen_pcbs.pcbs; l != NULL; l = l->next) {
-        uint32_t lip = ip4_addr_get_u32(&l->local_ip);
         struct stk_lgroup *g = l->callback_arg;
         const struct stk_sock *m;
+        bool same;
 
         if (l->local_port != port ||
-            !(lip == 0 || s->bind_ip == 0 || lip == s->bind_ip))
+            !stk__addr_overlap(&l->local_ip, &s->bind_ip))
             continue;
+        same =
+            ip_addr_cmp(&l->local_ip, &s->bind_ip) ||
+            (IP_IS_ANY_TYPE_VAL(l->local_ip) && IP_IS_ANY_TYPE_VAL(s->bind_ip));
         if (g == NULL || !s->reuseport)
             return -EADDRINUSE;
         for (m = g->head; m != NULL; m = m->lg_next) {
             if (!m->reuseport)
                 return -EADDRINUSE;
         }
-        if (lip == s->bind_ip)
+        if (same)
             *out = g;
     }
     return 0;
@@ -316,11 +331,11 @@ stk__tcp_listen(struct stk_sock *s, int backlog)
     pcb = s->pcb.tcp;
     if (!s->bound) {
         stk__tcp_apply_opts(s);
-        e = tcp_bind(pcb, IP4_ADDR_ANY4, 0);
+        stk__sock_any(s, &s->bind_ip);
+        e = tcp_bind(pcb, &s->bind_ip, 0);
         if (e != ERR_OK)
             return stk_err_to_errno(e);
         s->bound = true;
-        s->bind_ip = 0;
         s->bind_port = pcb->local_port;
     }
     if ((rc = find_group(s, pcb->local_port, &g)) < 0)
@@ -361,7 +376,7 @@ stk__tcp_accept(struct stk_sock *s, struct stk_sock **out,
     c->listener = NULL;
     group_update_backlog(s->lgrp);
     BASE_STAT_INC(tcp_accept);
-    stk__addr_out(c->peer_ip, c->peer_port, addr, len);
+    stk__addr_out(c, &c->peer_ip, c->peer_port, addr, len);
     *out = c;
     stk__changed(s, false);
     return 0;

@@ -22,7 +22,7 @@
 
 /* Queue datagram p (this reference is taken) on s. */
 static void
-enqueue(struct stk_sock *s, struct pbuf *p, uint32_t addr, u16_t port)
+enqueue(struct stk_sock *s, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
     size_t cost = (size_t)p->tot_len + STK_UDP_OVERHEAD;
 
@@ -42,12 +42,15 @@ static void cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p,
 
 /* The interface's source filter (Linux ip_check_mc_rcu): a source is
  * taken when some socket's membership of the group takes it. Frames to
- * groups the interface did not join never get here (lwIP's IGMP). */
+ * groups the interface did not join never get here (lwIP's IGMP/MLD). */
 static bool
-iface_takes(uint32_t group, uint32_t src)
+iface_takes(const ip_addr_t *group, const ip_addr_t *src)
 {
-    if (group == PP_HTONL(0xe0000001UL))
+    if (IP_IS_V4(group) &&
+        ip4_addr_get_u32(ip_2_ip4(group)) == PP_HTONL(0xe0000001UL))
         return true; /* all-hosts: the interface is always a member */
+    if (IP_IS_V6(group) && ip6_addr_isallnodes_linklocal(ip_2_ip6(group)))
+        return true;
     for (struct udp_pcb *u = udp_pcbs; u != NULL; u = u->next)
         if (u->recv == cb_recv && u->recv_arg != NULL &&
             stk__mc_filter(u->recv_arg, group, src) == 1)
@@ -62,26 +65,29 @@ iface_takes(uint32_t group, uint32_t src)
  * did not join the group (IP_MULTICAST_ALL). The copies share the pbuf:
  * queued datagrams are only read. */
 static void
-deliver_mcast(struct udp_pcb *pcb, struct pbuf *p, uint32_t src, u16_t sport)
+deliver_mcast(struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *src,
+              u16_t sport)
 {
-    uint32_t dst = ip4_addr_get_u32(ip4_current_dest_addr());
+    ip_addr_t dst;
     int iface = -1; /* the interface's filter, once asked */
 
+    ip_addr_copy(dst, *ip_current_dest_addr());
     for (struct udp_pcb *u = udp_pcbs; u != NULL; u = u->next) {
         struct stk_sock *o = u->recv_arg;
-        uint32_t lip = ip4_addr_get_u32(&u->local_ip);
         int take;
 
         if (u->recv != cb_recv || o == NULL ||
-            u->local_port != pcb->local_port || (lip != 0 && lip != dst))
+            u->local_port != pcb->local_port ||
+            !IP_ADDR_PCB_VERSION_MATCH(u, &dst) ||
+            (!ip_addr_isany(&u->local_ip) && !ip_addr_cmp(&u->local_ip, &dst)))
             continue;
         if ((u->flags & UDP_FLAGS_CONNECTED) &&
-            (ip4_addr_get_u32(&u->remote_ip) != src || u->remote_port != sport))
+            (!ip_addr_cmp(&u->remote_ip, src) || u->remote_port != sport))
             continue;
-        take = stk__mc_filter(o, dst, src);
+        take = stk__mc_filter(o, &dst, src);
         if (take < 0 && stk__mc_all(o)) {
             if (iface < 0)
-                iface = iface_takes(dst, src);
+                iface = iface_takes(&dst, src);
             take = iface;
         }
         if (take <= 0)
@@ -102,17 +108,17 @@ cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
         pbuf_free(p);
         return;
     }
-    if (ip4_addr_ismulticast(ip4_current_dest_addr())) {
-        deliver_mcast(pcb, p, ip4_addr_get_u32(addr), port);
+    if (ip_addr_ismulticast(ip_current_dest_addr())) {
+        deliver_mcast(pcb, p, addr, port);
         return;
     }
-    enqueue(s, p, ip4_addr_get_u32(addr), port);
+    enqueue(s, p, addr, port);
 }
 
 int
 stk__udp_create(struct stk_sock *s)
 {
-    struct udp_pcb *pcb = udp_new_ip_type(IPADDR_TYPE_V4);
+    struct udp_pcb *pcb = udp_new_ip_type(stk__sock_iptype(s));
 
     if (pcb == NULL)
         return -ENOMEM;
@@ -123,27 +129,25 @@ stk__udp_create(struct stk_sock *s)
 }
 
 static int
-do_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+do_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
 {
-    ip4_addr_t a;
     err_t e;
 
     if (port != 0 && stk__port_conflict(s, ip, port))
         return -EADDRINUSE;
     if (s->reuseaddr || s->reuseport)
         ip_set_option(s->pcb.udp, SOF_REUSEADDR);
-    ip4_addr_set_u32(&a, ip);
-    e = udp_bind(s->pcb.udp, &a, port);
+    e = udp_bind(s->pcb.udp, ip, port);
     if (e != ERR_OK)
         return stk_err_to_errno(e);
     s->bound = true;
-    s->bind_ip = ip;
+    ip_addr_copy(s->bind_ip, *ip);
     s->bind_port = s->pcb.udp->local_port;
     return 0;
 }
 
 int
-stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
+stk__udp_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
 {
     int rc = do_bind(s, ip, port);
 
@@ -155,15 +159,38 @@ stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port)
 static int
 autobind(struct stk_sock *s)
 {
-    return s->bound ? 0 : do_bind(s, 0, 0);
+    ip_addr_t any;
+
+    if (s->bound)
+        return 0;
+    stk__sock_any(s, &any);
+    return do_bind(s, &any, 0);
+}
+
+/* Where a datagram to ip may go from s (connect and sendto): routed or
+ * ours or multicast, of a family s's bound address can send from, and
+ * broadcast only with SO_BROADCAST. */
+static int
+dest_ok(const struct stk_sock *s, const ip_addr_t *ip)
+{
+    const ip_addr_t *l = &s->pcb.udp->local_ip;
+
+    if (!stk__route_ok(ip) && !stk__is_local(ip) && !ip_addr_ismulticast(ip))
+        return -ENETUNREACH;
+    if (!IP_IS_ANY_TYPE_VAL(*l) && IP_GET_TYPE(l) != IP_GET_TYPE(ip))
+        return -ENETUNREACH;
+    if (IP_IS_V4(ip) && ip4_addr_get_u32(ip_2_ip4(ip)) == 0xffffffffu &&
+        !s->broadcast)
+        return -EACCES;
+    return 0;
 }
 
 int
 stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 {
-    uint32_t ip;
+    ip_addr_t ip;
     uint16_t port;
-    ip4_addr_t a;
+    uint32_t scope;
     err_t e;
     int rc;
 
@@ -172,14 +199,13 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         /* Dissolve the association; an automatic bind is released too. */
         udp_disconnect(s->pcb.udp);
         s->udp_connected = false;
-        s->peer_ip = 0;
+        ip_addr_set_zero(&s->peer_ip);
         s->peer_port = 0;
         if (s->bound && !s->port_explicit) {
-            ip4_addr_set_any(&s->pcb.udp->local_ip);
             udp_remove(s->pcb.udp);
             s->pcb.udp = NULL;
             s->bound = false;
-            s->bind_ip = 0;
+            stk__sock_any(s, &s->bind_ip);
             s->bind_port = 0;
             rc = stk__udp_create(s);
             if (rc < 0)
@@ -190,23 +216,21 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         stk__changed(s, false);
         return 0;
     }
-    rc = stk__addr_in(addr, len, &ip, &port);
+    rc = stk__addr_in(s, addr, len, STK_ADDR_CONNECT_UDP, &ip, &port, &scope);
     if (rc < 0)
         return rc;
-    ip4_addr_set_u32(&a, ip);
-    if (!stk_route_ok(ip) && !stk__is_local_ip(ip) && !ip4_addr_ismulticast(&a))
-        return -ENETUNREACH;
-    if (ip == 0xffffffffu && !s->broadcast)
-        return -EACCES;
+    if ((rc = dest_ok(s, &ip)) < 0)
+        return rc;
     if ((rc = autobind(s)) < 0)
         return rc;
-    ip4_addr_set_u32(&a, ip);
-    e = udp_connect(s->pcb.udp, &a, port);
+    e = udp_connect(s->pcb.udp, &ip, port);
     if (e != ERR_OK)
         return stk_err_to_errno(e);
     s->udp_connected = true;
-    s->peer_ip = ip;
+    ip_addr_copy(s->peer_ip, ip);
     s->peer_port = port;
+    if (scope != 0)
+        s->scope = scope;
     stk__changed(s, false);
     return 0;
 }
@@ -239,7 +263,7 @@ stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     if (msg->msg_name != NULL) {
         socklen_t nl = msg->msg_namelen;
 
-        stk__addr_out(it->addr, it->port, msg->msg_name, &nl);
+        stk__addr_out(s, &it->addr, it->port, msg->msg_name, &nl);
         msg->msg_namelen = nl;
     } else {
         msg->msg_namelen = 0;
@@ -255,13 +279,13 @@ stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
 ssize_t
 stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
 {
-    uint32_t ip;
+    ip_addr_t ip;
     uint16_t port;
+    uint32_t scope;
     size_t len, off = 0, i;
     struct pbuf *p;
-    ip4_addr_t a;
     err_t e;
-    int rc;
+    int rc, named = 1;
 
     /* Linux binds an ephemeral port before anything else (inet_autobind
      * in inet_send_prepare), even when the send then fails. */
@@ -273,28 +297,23 @@ stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
     if (flags & MSG_OOB)
         return -EOPNOTSUPP;
     if (msg->msg_name != NULL && msg->msg_namelen != 0) {
-        const struct sockaddr_in *sin = msg->msg_name;
-
-        /* udp_sendmsg: AF_UNSPEC is taken as AF_INET. */
-        if (msg->msg_namelen < sizeof(*sin))
+        /* udp_sendmsg / udpv6_sendmsg (AF_UNSPEC: AF_INET there, no name
+         * here). */
+        named = stk__addr_in(s, msg->msg_name, msg->msg_namelen,
+                             STK_ADDR_SENDTO, &ip, &port, &scope);
+        if (named < 0)
+            return named;
+        if (named == 0 && port == 0)
             return -EINVAL;
-        if (sin->sin_family != AF_INET && sin->sin_family != AF_UNSPEC)
-            return -EAFNOSUPPORT;
-        ip = sin->sin_addr.s_addr;
-        port = ntohs(sin->sin_port);
-        if (port == 0)
-            return -EINVAL;
-    } else if (s->udp_connected) {
-        ip = s->peer_ip;
-        port = s->peer_port;
-    } else {
-        return -EDESTADDRREQ;
     }
-    ip4_addr_set_u32(&a, ip);
-    if (!stk_route_ok(ip) && !stk__is_local_ip(ip) && !ip4_addr_ismulticast(&a))
-        return -ENETUNREACH;
-    if (ip == 0xffffffffu && !s->broadcast)
-        return -EACCES;
+    if (named == 1) {
+        if (!s->udp_connected)
+            return -EDESTADDRREQ;
+        ip_addr_copy(ip, s->peer_ip);
+        port = s->peer_port;
+    }
+    if ((rc = dest_ok(s, &ip)) < 0)
+        return rc;
     if (len > STK_UDP_MAX_PAYLOAD)
         return -EMSGSIZE;
     /* sock_alloc_send_skb: a pending error (ICMP), then shutdown. */
@@ -318,7 +337,8 @@ stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
         pbuf_take_at(p, msg->msg_iov[i].iov_base, (u16_t)l, (u16_t)off);
         off += l;
     }
-    e = udp_sendto(s->pcb.udp, p, &a, port);
+    stk__mc_for_dest(s, &ip);
+    e = udp_sendto(s->pcb.udp, p, &ip, port);
     pbuf_free(p);
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);

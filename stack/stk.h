@@ -81,6 +81,35 @@ bool stk_route_ok(uint32_t addr);
 /** The stack's own address, network order. */
 uint32_t stk_local_ip(void);
 
+/* ---- IPv6 on the netif (after stk_init; stack/netif.c) ----------------
+ * stk_init gives the netif its link-local address, fe80::/64 with the
+ * MAC's EUI-64. Neighbour discovery, ICMPv6 echo and MLD are lwIP's. */
+struct in6_addr;
+/** The static global address (ACCEL_IP6) and its prefix length (1-128;
+ *  lwIP takes the /64 as on-link whatever the length, RFC 5942's rule
+ *  for static addresses, while stk_route6_ok uses the length given).
+ *  Usable at once (no DAD). 0, -EINVAL, -ENETDOWN before stk_init. */
+int stk_netif_set_ip6(const struct in6_addr *a, int prefix_len);
+/** The IPv6 gateway (ACCEL_GATEWAY6): destinations off-link go to it
+ *  (NULL: none; then a router learnt from advertisements, if any). */
+int stk_netif_set_gw6(const struct in6_addr *gw);
+/** True when a is reachable through the netif: link-local, on the
+ *  global address's prefix, or via the gateway; never loopback, `::`,
+ *  multicast or IPv4-mapped. */
+bool stk_route6_ok(const struct in6_addr *a);
+/** True when a is one of the netif's IPv6 addresses (link-local or
+ *  global). */
+bool stk_is_local_ip6(const struct in6_addr *a);
+/** The global IPv6 address, if one is set. */
+bool stk_local_ip6(struct in6_addr *out);
+/** The multicast MACs the netif wants now (IPv6: the solicited-node
+ *  groups of its addresses, all-nodes, and the groups sockets joined;
+ *  33:33:xx:xx:xx:xx): up to max into macs, returns how many there are.
+ *  link.mc_filter is told of each as it comes and goes (IPv4 groups
+ *  too); a port with a MAC filter adds these at start, since the
+ *  link-local address's group is joined inside stk_init. */
+int stk_netif_mcast_macs(uint8_t (*macs)[6], int max);
+
 /** The kernel's index of the interface the port drives (0: none, e.g.
  *  memif). ip_mreqn and IP_MULTICAST_IF name the netif by this index. */
 void stk_set_ifindex(int ifindex);
@@ -123,8 +152,22 @@ struct stk_sock;
 typedef void (*stk_notify_fn)(void *ctx, uint32_t events);
 void stk_set_notify(stk_notify_fn fn);
 
-/** type: SOCK_STREAM or SOCK_DGRAM (no flags). */
+/** type: SOCK_STREAM or SOCK_DGRAM (no flags). An AF_INET socket. */
 int stk_sock_create(int type, struct stk_sock **out);
+
+/** Make a new socket (right after stk_sock_create, before any other
+ *  call) an AF_INET6 one, with IPV6_V6ONLY as the kernel socket has it
+ *  (default net.ipv6.bindv6only). From then on its addresses, given and
+ *  returned, are sockaddr_in6 as Linux's inet6 code reads and writes
+ *  them: IPv4 peers as ::ffff:a.b.c.d (sockaddr_in accepted where Linux
+ *  does: UDP connect and sendto), a `::` socket that is not v6only
+ *  takes both families. 0, or -EINVAL once used. */
+int stk_sock_set_inet6(struct stk_sock *s, bool v6only);
+/** IPV6_V6ONLY: -EINVAL once bound (as Linux), 0 otherwise. The same as
+ *  setsockopt(IPPROTO_IPV6, IPV6_V6ONLY). */
+int stk_sock_set_v6only(struct stk_sock *s, bool v6only);
+/** AF_INET6 or AF_INET. */
+int stk_sock_family(const struct stk_sock *s);
 
 /** What the readiness callback gets for s; NULL (a new socket's): none. */
 void stk_sock_set_ctx(struct stk_sock *s, void *ctx);
@@ -202,10 +245,16 @@ unsigned stk_output_pending(void);
 /* ---- several processes (fork): stack/fork.c ---------------------------- */
 
 /** A TCP connection's 4-tuple as seen locally: addresses in network
- *  order, ports in host order. */
+ *  order, ports in host order. An IPv6 connection (v6) has its addresses
+ *  in lip6/rip6, and lip/rip hold a fold of them (the XOR of their four
+ *  words), which only spreads a hash: two IPv6 flows are the same when
+ *  v6, lip6, rip6 and the ports are. An IPv4 flow has v6 false and
+ *  lip6/rip6 zero. */
 struct stk_flow {
     uint32_t lip, rip;
     uint16_t lport, rport;
+    bool v6;
+    uint8_t lip6[16], rip6[16];
 };
 
 /** Told, in order, when a connection joins (add; tw: into TIME-WAIT) or

@@ -10,7 +10,9 @@
 
 #include <stdbool.h>
 
-struct ip4_addr;
+struct ip_addr;
+struct ip6_addr;
+struct netif;
 struct tcp_hdr;
 struct tcp_pcb;
 struct tcp_pcb_listen;
@@ -18,8 +20,13 @@ struct tcp_seg;
 
 /** RFC 6528 initial sequence number for a new connection (stack/isn.c):
  *  a keyed hash of the 4-tuple plus a clock. Ports in host order. */
-uint32_t stk_isn_hook(const struct ip4_addr *local_ip, uint16_t local_port,
-                      const struct ip4_addr *remote_ip, uint16_t remote_port);
+uint32_t stk_isn_hook(const struct ip_addr *local_ip, uint16_t local_port,
+                      const struct ip_addr *remote_ip, uint16_t remote_port);
+
+/** The next hop for an IPv6 destination off-link: the configured gateway
+ *  (stack/netif.c), or NULL for lwIP's router list. */
+const struct ip6_addr *stk_nd6_gateway(struct netif *netif,
+                                       const struct ip6_addr *dest);
 
 /** A SYN was refused because the listener's accept queue is full
  *  (patches/0001-tcp-listen-overflow-hook.patch). */
@@ -48,8 +55,8 @@ void stk_pcb_tw_walk_at(struct tcp_pcb *pcb, struct tcp_pcb *prev);
  *  matches the 4-tuple (listen list: the local port), or NULL. */
 struct tcp_pcb *
 stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
-                    const struct ip4_addr *local_ip, uint16_t local_port,
-                    const struct ip4_addr *remote_ip, uint16_t remote_port);
+                    const struct ip_addr *local_ip, uint16_t local_port,
+                    const struct ip_addr *remote_ip, uint16_t remote_port);
 
 /* accel's TCP sender (patch 0008, LWIP_TCP_SENDER_HOOKS; stack/tcp_*.c).
  * An ACK for pcb, before lwIP frees the segments it acknowledges: the

@@ -10,6 +10,7 @@
 #include "stk.h"
 
 #include "lwip/err.h"
+#include "lwip/ip_addr.h"
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
@@ -40,8 +41,8 @@ extern "C" {
 /** A ring of received items (TCP: pbuf chains; UDP: datagrams). */
 struct stk_rx_item {
     struct pbuf *p;
-    uint32_t addr; /* UDP source, network order */
-    uint16_t port; /* UDP source, host order */
+    ip_addr_t addr; /* UDP source */
+    uint16_t port;  /* UDP source, host order */
 };
 
 struct stk_ring {
@@ -68,8 +69,19 @@ struct stk_sock {
     uint32_t gen;
     int err; /* pending SO_ERROR, positive errno, 0 = none */
 
-    /* Address as bound by the application (network order / host order). */
-    uint32_t bind_ip;
+    /* Address model (see DESIGN.md 7): lwIP's ip_addr_t everywhere. An
+     * AF_INET socket holds IPv4 addresses only. An AF_INET6 socket
+     * (inet6) holds IPv4 ones for ::ffff:a.b.c.d (its IPv4 traffic, as
+     * lwIP's pcbs do), IPv6 ones, and IPADDR_TYPE_ANY for a `::` that
+     * takes both families (not v6only). */
+    bool inet6;     /* AF_INET6: names are sockaddr_in6 */
+    bool v6only;    /* IPV6_V6ONLY (Linux sets it too on a bind to a native
+                       IPv6 address) */
+    uint32_t scope; /* IPv6 interface a link-local bind/connect named */
+    int16_t hops6;  /* IPV6_UNICAST_HOPS, -1: the default (64) */
+    uint8_t tclass; /* IPV6_TCLASS */
+    /* Address as bound by the application (port in host order). */
+    ip_addr_t bind_ip;
     uint16_t bind_port;
     bool bound;         /* bind() was called (or listen/connect autobound) */
     bool port_explicit; /* bind() named a port: kept across disconnects */
@@ -91,7 +103,7 @@ struct stk_sock {
     bool connect_reported; /* a connect() call saw the completion */
     bool fin_rcvd;
     bool ever_connected;
-    uint32_t peer_ip;   /* TCP peer / UDP default peer, network order */
+    ip_addr_t peer_ip;  /* TCP peer / UDP default peer */
     uint16_t peer_port; /* host order, 0 = none (UDP) */
     bool udp_connected;
     uint32_t rcv_limit; /* receive window cap in bytes */
@@ -154,13 +166,35 @@ void stk__output_forget(struct stk_sock *s);
 void stk__changed(struct stk_sock *s, bool ev_new);
 struct stk_sock *stk__sock_alloc(int type);
 void stk__sock_free(struct stk_sock *s);
-int stk__addr_in(const struct sockaddr *addr, socklen_t len, uint32_t *ip,
-                 uint16_t *port);
-void stk__addr_out(uint32_t ip, uint16_t port, struct sockaddr *addr,
-                   socklen_t *len);
+/** What an address is given for: Linux checks each differently. */
+enum stk_addr_op {
+    STK_ADDR_BIND,
+    STK_ADDR_CONNECT_TCP,
+    STK_ADDR_CONNECT_UDP,
+    STK_ADDR_SENDTO,
+};
+/** The application's address for op on s, as Linux's inet (AF_INET
+ *  socket) or inet6 (AF_INET6) code reads it: *ip (IPv4 for AF_INET and
+ *  ::ffff:a.b.c.d, IPv6, or IPADDR_TYPE_ANY for a dual `::` bind), *port
+ *  (host order), *scope (sin6_scope_id, 0 when absent). 0, 1 for a
+ *  sendto name that counts as none (AF_UNSPEC on AF_INET6), or -errno. */
+int stk__addr_in(const struct stk_sock *s, const struct sockaddr *addr,
+                 socklen_t len, enum stk_addr_op op, ip_addr_t *ip,
+                 uint16_t *port, uint32_t *scope);
+/** The name of ip:port for s: sockaddr_in, or sockaddr_in6 on an
+ *  AF_INET6 socket (IPv4 as ::ffff:a.b.c.d, scope id for link-local). */
+void stk__addr_out(const struct stk_sock *s, const ip_addr_t *ip, uint16_t port,
+                   struct sockaddr *addr, socklen_t *len);
+/** ip as an in6_addr: IPv4 mapped, IPADDR_TYPE_ANY as `::`. */
+void stk__ip_to_in6(const ip_addr_t *ip, struct in6_addr *a);
+/** a as lwIP's: ::ffff:a.b.c.d as IPv4, else IPv6 (no zone). */
+void stk__ip_from_in6(ip_addr_t *ip, const struct in6_addr *a);
+/** Two bound addresses overlap (Linux's bind conflict address rule:
+ *  wildcards of a family, and a dual `::` over both families). */
+bool stk__addr_overlap(const ip_addr_t *a, const ip_addr_t *b);
 /** Copy up to len bytes (and at most what is queued) out of the TCP byte
  *  queue or the first datagram into iov; see sock.c. */
-int stk__ring_push(struct stk_ring *r, struct pbuf *p, uint32_t addr,
+int stk__ring_push(struct stk_ring *r, struct pbuf *p, const ip_addr_t *addr,
                    uint16_t port);
 struct stk_rx_item *stk__ring_head(struct stk_ring *r);
 struct stk_rx_item *stk__ring_at(struct stk_ring *r, uint32_t i);
@@ -169,18 +203,23 @@ void stk__ring_free(struct stk_ring *r);
 size_t stk__iov_copy_from_pbuf(const struct msghdr *msg, size_t iov_skip,
                                struct pbuf *p, uint32_t off, size_t n);
 size_t stk__iov_len(const struct msghdr *msg);
-/** Linux's conflict rule for binding port on ip (network order). */
-bool stk__port_conflict(const struct stk_sock *s, uint32_t ip, uint16_t port);
+/** Linux's conflict rule for binding port on ip. */
+bool stk__port_conflict(const struct stk_sock *s, const ip_addr_t *ip,
+                        uint16_t port);
 
 /* sock_tcp.c */
 int stk__tcp_create(struct stk_sock *s);
-int stk__tcp_bind(struct stk_sock *s, uint32_t ip, uint16_t port);
+int stk__tcp_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port);
 /** Link s and pcb both ways (arg, ext arg, callbacks). */
 void stk__tcp_attach(struct stk_sock *s, struct tcp_pcb *pcb);
 /** Cut every link between s and its pcb; return the pcb (or NULL). */
 struct tcp_pcb *stk__tcp_detach(struct stk_sock *s);
 /** Abort s's connection with a RST (silently when not synchronized). */
 void stk__tcp_abort(struct stk_sock *s);
+/** lwIP's address type for s's unbound pcbs (V4, V6 or ANY). */
+u8_t stk__sock_iptype(const struct stk_sock *s);
+/** The wildcard of s's family. */
+void stk__sock_any(const struct stk_sock *s, ip_addr_t *ip);
 /** Give s a fresh CLOSED pcb, bound again to an explicit port. */
 int stk__tcp_fresh_pcb(struct stk_sock *s);
 /** Cap a new connection's receive window to SO_RCVBUF's. */
@@ -195,6 +234,8 @@ void stk__tcp_close(struct stk_sock *s);
 uint32_t stk__tcp_events(struct stk_sock *s);
 int stk__tcp_outq(struct stk_sock *s);
 void stk__tcp_apply_opts(struct stk_sock *s);
+/** IPV6_UNICAST_HOPS/IPV6_TCLASS onto s's pcb when it talks IPv6. */
+void stk__tcp_ip6_opts(struct stk_sock *s, bool v6);
 void stk__tcp_window_update(struct stk_sock *s);
 uint32_t stk__tcp_snd_avail(struct stk_sock *s);
 void stk__tcp_init(void);
@@ -212,7 +253,7 @@ void stk__tcp_unlisten(struct stk_sock *s);
 
 /* sock_udp.c */
 int stk__udp_create(struct stk_sock *s);
-int stk__udp_bind(struct stk_sock *s, uint32_t ip, uint16_t port);
+int stk__udp_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port);
 int stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr,
                      socklen_t len);
 ssize_t stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags);
@@ -231,9 +272,22 @@ void stk__mc_apply_pcb(struct stk_sock *s);
 int stk__mc_setsockopt(struct stk_sock *s, int name, const void *val,
                        socklen_t len);
 int stk__mc_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len);
-/** s's own source filter for group (addresses in network order): 1 it
- *  takes src, 0 it does not, -1 s has no membership of group. */
-int stk__mc_filter(const struct stk_sock *s, uint32_t group, uint32_t src);
+/** s's own source filter for group: 1 it takes src, 0 it does not, -1 s
+ *  has no membership of group. */
+int stk__mc_filter(const struct stk_sock *s, const ip_addr_t *group,
+                   const ip_addr_t *src);
+/** IPPROTO_IPV6 multicast options of a UDP socket (IPV6_JOIN_GROUP,
+ *  IPV6_LEAVE_GROUP, MCAST_JOIN/LEAVE_GROUP with an AF_INET6 group,
+ *  IPV6_MULTICAST_HOPS/LOOP/IF); -ENOPROTOOPT for the others. */
+int stk__mc6_setsockopt(struct stk_sock *s, int name, const void *val,
+                        socklen_t len);
+int stk__mc6_getsockopt(struct stk_sock *s, int name, void *val,
+                        socklen_t *len);
+/** An AF_INET6 socket sends to dst: its pcb takes the options of dst's
+ *  family (hop limit or TTL, traffic class, multicast hops and loop). */
+void stk__mc_for_dest(struct stk_sock *s, const ip_addr_t *dst);
+/** The unicast hop limit of s's IPv6 traffic. */
+uint8_t stk__hops6(const struct stk_sock *s);
 /** IP_MULTICAST_ALL: s takes groups it did not join (others did). */
 bool stk__mc_all(const struct stk_sock *s);
 /** Leave every group s joined and free its multicast state. */
@@ -252,6 +306,13 @@ int stk_err_to_errno(int err);
 /* netif.c */
 bool stk__is_local_ip(uint32_t ip);
 uint32_t stk__netif_mtu(void);
+/** ip is one of the netif's addresses (IPv4, or a valid IPv6 one). */
+bool stk__is_local(const ip_addr_t *ip);
+/** ip can be reached through the netif (stk_route_ok/stk_route6_ok). */
+bool stk__route_ok(const ip_addr_t *ip);
+/** The netif's source address for dest (its family's; IPv6: RFC 6724
+ *  through lwIP), or NULL. */
+const ip_addr_t *stk__local_for(const ip_addr_t *dest);
 
 /* icmp_err.c */
 /** Deliver an ICMP error in this Ethernet frame to the connected UDP
@@ -259,6 +320,10 @@ uint32_t stk__netif_mtu(void);
  *  (consumed, whether a socket wanted it or not); false for anything
  *  else, which goes on to lwIP. */
 bool stk__icmp_err_input(const uint8_t *frame, uint16_t len);
+/** The same for ICMPv6 (icmp6_err.c): destination unreachable for
+ *  connected UDP and connecting TCP sockets, packet too big for the path
+ *  MTU and the MSS of TCP connections. False: on to lwIP. */
+bool stk__icmp6_err_input(const uint8_t *frame, uint16_t len);
 
 /* rx_drops.c */
 /** After one frame's input: count it in rx_drop_stack (and rx_drop_csum)
@@ -274,7 +339,11 @@ void stk__flow_note(const struct tcp_pcb *pcb, bool add, bool tw);
 /** Several processes share the port: give pcb (CLOSED, unbound) a local
  *  port whose 4-tuple to ip:port no other process uses. 0, -errno, or 1
  *  when there is no sharing (lwIP picks the port). */
-int stk__flow_bind_ephemeral(struct tcp_pcb *pcb, uint32_t ip, uint16_t port);
+int stk__flow_bind_ephemeral(struct tcp_pcb *pcb, const ip_addr_t *ip,
+                             uint16_t port);
+/** f for the 4-tuple (IPv4, or IPv6 with its fold). */
+void stk__flow_set(struct stk_flow *f, const ip_addr_t *lip, uint16_t lport,
+                   const ip_addr_t *rip, uint16_t rport);
 /** Moves of pcbs made while muted are not reported to the runtime. */
 void stk__flow_mute(bool on);
 /** The listener id the frame being input was dispatched to (0: none). */

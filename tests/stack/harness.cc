@@ -86,8 +86,32 @@ ipv4(uint32_t src, uint32_t dst, uint8_t proto, const Bytes &l4, uint16_t frag,
     return b;
 }
 
+// A UDP header and payload, its checksum still 0.
+static Bytes
+udp_l4(uint16_t sport, uint16_t dport, const Bytes &payload)
+{
+    Bytes b(8);
+    put16(b, 0, sport);
+    put16(b, 2, dport);
+    put16(b, 4, (uint16_t)(8 + payload.size()));
+    b.insert(b.end(), payload.begin(), payload.end());
+    return b;
+}
+
 Bytes
-tcp(uint32_t src, uint32_t dst, const TcpSeg &t)
+udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
+    const Bytes &payload)
+{
+    Bytes b = udp_l4(sport, dport, payload);
+    uint16_t c = csum(b.data(), b.size(), pseudo(src, dst, 17, b.size()));
+    put16(b, 6, c == 0 ? 0xffff : c);
+    return ipv4(src, dst, 17, b);
+}
+
+// A TCP header with t's options and payload, its checksum over the pseudo
+// header sum psum (without the length).
+static Bytes
+tcp_l4(const TcpSeg &t, uint32_t psum)
 {
     Bytes opt;
     if (t.mss >= 0)
@@ -123,23 +147,159 @@ tcp(uint32_t src, uint32_t dst, const TcpSeg &t)
     put16(b, 14, t.win);
     b.insert(b.end(), opt.begin(), opt.end());
     b.insert(b.end(), t.payload.begin(), t.payload.end());
-    put16(b, 16, csum(b.data(), b.size(), pseudo(src, dst, 6, b.size())));
-    return ipv4(src, dst, 6, b);
+    put16(b, 16, csum(b.data(), b.size(), psum + (uint32_t)b.size()));
+    return b;
 }
 
 Bytes
-udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
-    const Bytes &payload)
+tcp(uint32_t src, uint32_t dst, const TcpSeg &t)
 {
-    Bytes b(8);
-    put16(b, 0, sport);
-    put16(b, 2, dport);
-    put16(b, 4, (uint16_t)(8 + payload.size()));
-    b.insert(b.end(), payload.begin(), payload.end());
-    uint16_t c = csum(b.data(), b.size(), pseudo(src, dst, 17, b.size()));
-    put16(b, 6, c == 0 ? 0xffff : c);
-    return ipv4(src, dst, 17, b);
+    return ipv4(src, dst, 6, tcp_l4(t, pseudo(src, dst, 6, 0)));
 }
+
+In6
+mapped6(uint32_t ip)
+{
+    In6 a{};
+    a[10] = a[11] = 0xff;
+    a[12] = (uint8_t)(ip >> 24);
+    a[13] = (uint8_t)(ip >> 16);
+    a[14] = (uint8_t)(ip >> 8);
+    a[15] = (uint8_t)ip;
+    return a;
+}
+
+sockaddr_in6
+sin6_of(const In6 &a, uint16_t port, uint32_t scope)
+{
+    sockaddr_in6 s{};
+    s.sin6_family = AF_INET6;
+    memcpy(&s.sin6_addr, a.data(), 16);
+    s.sin6_port = htons(port);
+    s.sin6_scope_id = scope;
+    return s;
+}
+
+static uint32_t
+pseudo6(const In6 &src, const In6 &dst, uint8_t nh, size_t len)
+{
+    uint32_t sum = 0;
+    for (size_t i = 0; i < 16; i += 2)
+        sum += get16(&src[i]) + get16(&dst[i]);
+    return sum + (uint32_t)(len >> 16) + (uint32_t)(len & 0xffff) + nh;
+}
+
+Bytes
+ipv6(const In6 &src, const In6 &dst, uint8_t nh, const Bytes &l4, uint8_t hlim)
+{
+    Bytes b(40);
+    b[0] = 0x60;
+    put16(b, 4, (uint16_t)l4.size());
+    b[6] = nh;
+    b[7] = hlim;
+    memcpy(&b[8], src.data(), 16);
+    memcpy(&b[24], dst.data(), 16);
+    b.insert(b.end(), l4.begin(), l4.end());
+    return b;
+}
+
+Bytes
+tcp6(const In6 &src, const In6 &dst, const TcpSeg &t)
+{
+    return ipv6(src, dst, 6, tcp_l4(t, pseudo6(src, dst, 6, 0)));
+}
+
+Bytes
+udp6(const In6 &src, const In6 &dst, uint16_t sport, uint16_t dport,
+     const Bytes &payload)
+{
+    Bytes b = udp_l4(sport, dport, payload);
+    uint16_t c = csum(b.data(), b.size(), pseudo6(src, dst, 17, b.size()));
+    put16(b, 6, c == 0 ? 0xffff : c);
+    return ipv6(src, dst, 17, b);
+}
+
+Bytes
+icmp6(const In6 &src, const In6 &dst, uint8_t type, uint8_t code,
+      const Bytes &body, uint8_t hlim)
+{
+    Bytes b(4);
+    b[0] = type;
+    b[1] = code;
+    b.insert(b.end(), body.begin(), body.end());
+    put16(b, 2, csum(b.data(), b.size(), pseudo6(src, dst, 58, b.size())));
+    return ipv6(src, dst, 58, b, hlim);
+}
+
+Bytes
+peer_na(const In6 &target)
+{
+    // Solicited and override; the target link-layer address option.
+    Bytes na(20 + 8);
+    na[0] = 0x60;
+    memcpy(&na[4], target.data(), 16);
+    na[20] = 2;
+    na[21] = 1;
+    memcpy(&na[22], kPeerMac, 6);
+    return na;
+}
+
+static bool
+parse6(const uint8_t *p, size_t n, Pkt *o)
+{
+    if (n < 40 || (p[0] >> 4) != 6)
+        return false;
+    size_t plen = get16(p + 4);
+    if (40 + plen > n)
+        return false;
+    o->tclass = (uint8_t)((p[0] << 4) | (p[1] >> 4));
+    o->hlim = p[7];
+    memcpy(o->src6.data(), p + 8, 16);
+    memcpy(o->dst6.data(), p + 24, 16);
+    uint8_t nh = p[6];
+    const uint8_t *l4 = p + 40;
+    size_t l4n = plen;
+    // Hop-by-hop options (MLD's router alert) and fragment headers.
+    while ((nh == 0 || nh == 44) && l4n >= 8) {
+        size_t hl = nh == 44 ? 8 : (size_t)(l4[1] + 1) * 8;
+        if (nh == 44) {
+            o->frag = (uint16_t)(get16(l4 + 2) | 0x8000); // marks a fragment
+            if ((get16(l4 + 2) & 0xfff8) != 0) {
+                o->proto = l4[0];
+                return true; // not the first: no upper header
+            }
+        }
+        if (hl > l4n)
+            return false;
+        nh = l4[0];
+        l4 += hl;
+        l4n -= hl;
+    }
+    o->proto = nh;
+    if (o->frag != 0)
+        return true;
+    if (nh == 6 && l4n >= 20) {
+        o->l4_csum_ok = csum(l4, l4n, pseudo6(o->src6, o->dst6, 6, l4n)) == 0;
+    } else if (nh == 17 && l4n >= 8) {
+        o->l4_csum_ok = csum(l4, l4n, pseudo6(o->src6, o->dst6, 17, l4n)) == 0;
+        o->sport = get16(l4);
+        o->dport = get16(l4 + 2);
+        o->payload.assign(l4 + 8, l4 + l4n);
+        return true;
+    } else if (nh == 58 && l4n >= 4) {
+        o->l4_csum_ok = csum(l4, l4n, pseudo6(o->src6, o->dst6, 58, l4n)) == 0;
+        o->icmp_type = l4[0];
+        o->icmp_code = l4[1];
+        if (l4n >= 8)
+            o->payload.assign(l4 + 8, l4 + l4n);
+        return true;
+    } else {
+        return true;
+    }
+    return false; // TCP: parsed by the caller
+}
+
+static void parse_tcp(const uint8_t *l4, size_t l4n, Pkt *o);
 
 bool
 parse(const Bytes &f, Pkt *o)
@@ -150,6 +310,16 @@ parse(const Bytes &f, Pkt *o)
     o->ethertype = get16(&f[12]);
     const uint8_t *p = &f[14];
     size_t n = f.size() - 14;
+    if (o->ethertype == 0x86dd) {
+        o->ip_csum_ok = true; // IPv6 has no header checksum
+        if (parse6(p, n, o))
+            return true;
+        if (o->proto != 6)
+            return false;
+        size_t l4n = get16(p + 4); // TCP right after the fixed header
+        parse_tcp(p + 40, l4n, o);
+        return true;
+    }
     if (o->ethertype == 0x0806) {
         if (n < 28)
             return false;
@@ -174,42 +344,7 @@ parse(const Bytes &f, Pkt *o)
     size_t l4n = tot - ihl;
     if (o->proto == 6 && l4n >= 20) {
         o->l4_csum_ok = csum(l4, l4n, pseudo(o->src, o->dst, 6, l4n)) == 0;
-        o->sport = get16(l4);
-        o->dport = get16(l4 + 2);
-        o->seq = get32(l4 + 4);
-        o->ack = get32(l4 + 8);
-        size_t hl = (l4[12] >> 4) * 4;
-        o->flags = l4[13];
-        o->win = get16(l4 + 14);
-        for (size_t i = 20; i < hl;) {
-            uint8_t k = l4[i];
-            if (k == 0)
-                break;
-            if (k == 1) {
-                i++;
-                continue;
-            }
-            uint8_t len = l4[i + 1];
-            if (k == 2)
-                o->mss = get16(l4 + i + 2);
-            if (k == 3)
-                o->wscale = l4[i + 2];
-            if (k == 4)
-                o->sack_perm = true;
-            if (k == 8 && len == 10) {
-                o->ts = true;
-                o->tsval = get32(l4 + i + 2);
-                o->tsecr = get32(l4 + i + 6);
-            }
-            if (k == 5)
-                for (size_t b = 0; b + 8 <= (size_t)len - 2; b += 8)
-                    o->sacks.emplace_back(get32(l4 + i + 2 + b),
-                                          get32(l4 + i + 6 + b));
-            if (len < 2)
-                break;
-            i += len;
-        }
-        o->payload.assign(l4 + hl, l4 + l4n);
+        parse_tcp(l4, l4n, o);
     } else if (o->proto == 17 && l4n >= 8) {
         o->l4_csum_ok = get16(l4 + 6) == 0 ||
                         csum(l4, l4n, pseudo(o->src, o->dst, 17, l4n)) == 0;
@@ -223,6 +358,47 @@ parse(const Bytes &f, Pkt *o)
         o->payload.assign(l4 + 8, l4 + l4n);
     }
     return true;
+}
+
+static void
+parse_tcp(const uint8_t *l4, size_t l4n, Pkt *o)
+{
+    o->sport = get16(l4);
+    o->dport = get16(l4 + 2);
+    o->seq = get32(l4 + 4);
+    o->ack = get32(l4 + 8);
+    size_t hl = (l4[12] >> 4) * 4;
+    o->flags = l4[13];
+    o->win = get16(l4 + 14);
+    for (size_t i = 20; i < hl;) {
+        uint8_t k = l4[i];
+        if (k == 0)
+            break;
+        if (k == 1) {
+            i++;
+            continue;
+        }
+        uint8_t len = l4[i + 1];
+        if (k == 2)
+            o->mss = get16(l4 + i + 2);
+        if (k == 3)
+            o->wscale = l4[i + 2];
+        if (k == 4)
+            o->sack_perm = true;
+        if (k == 8 && len == 10) {
+            o->ts = true;
+            o->tsval = get32(l4 + i + 2);
+            o->tsecr = get32(l4 + i + 6);
+        }
+        if (k == 5)
+            for (size_t b = 0; b + 8 <= (size_t)len - 2; b += 8)
+                o->sacks.emplace_back(get32(l4 + i + 2 + b),
+                                      get32(l4 + i + 6 + b));
+        if (len < 2)
+            break;
+        i += len;
+    }
+    o->payload.assign(l4 + hl, l4 + l4n);
 }
 
 Bytes
@@ -269,6 +445,9 @@ Lab::SetUp()
     cfg.link.tx_alloc = &Lab::tx_alloc;
     cfg.link.tx_send = &Lab::tx_send;
     ASSERT_EQ(stk_init(&cfg), 0);
+    in6_addr a6;
+    memcpy(&a6, kStackIp6.data(), 16);
+    ASSERT_EQ(stk_netif_set_ip6(&a6, 64), 0);
     stk_set_notify(&Lab::notify);
     advance(100);
     drain();
@@ -334,6 +513,21 @@ Lab::drain()
             ADD_FAILURE() << "stack sent an unparsable frame";
             continue;
         }
+        if (p.ethertype == 0x86dd && p.proto == 58 &&
+            (p.icmp_type == 131 || p.icmp_type == 132 || p.icmp_type == 143)) {
+            mld_.push_back(p); // MLD: kept apart, as ARP is answered
+            continue;
+        }
+        if (p.ethertype == 0x86dd && p.proto == 58 && p.icmp_type == 135 &&
+            nd_auto_ && p.payload.size() >= 16) {
+            In6 t;
+            memcpy(t.data(), p.payload.data(), 16);
+            if (t == kPeerIp6 || t == kPeerLl6) {
+                inject_ip6(icmp6(t, p.src6, 136, 0, peer_na(t)));
+                ns_answered_++;
+                continue;
+            }
+        }
         if (p.ethertype == 0x0806) {
             if (p.arp_op == 1 && p.arp_tpa == kPeerIp) {
                 Bytes a(28);
@@ -372,6 +566,13 @@ Lab::one()
 }
 
 void
+Lab::inject_ip6(const Bytes &ip, const uint8_t *dst_mac)
+{
+    Bytes f = eth(dst_mac, kPeerMac, 0x86dd, ip);
+    stk_input(f.data(), f.size());
+}
+
+void
 Lab::inject_ip(const Bytes &ip)
 {
     Bytes f = eth(kStackMac, kPeerMac, 0x0800, ip);
@@ -383,6 +584,9 @@ Lab::tcp_sock()
 {
     stk_sock *s = nullptr;
     EXPECT_EQ(stk_sock_create(SOCK_STREAM, &s), 0);
+    if (v6_) {
+        EXPECT_EQ(stk_sock_set_inet6(s, false), 0);
+    }
     stk_sock_set_ctx(s, this);
     socks_.push_back(s);
     return s;
@@ -393,6 +597,9 @@ Lab::udp_sock()
 {
     stk_sock *s = nullptr;
     EXPECT_EQ(stk_sock_create(SOCK_DGRAM, &s), 0);
+    if (v6_) {
+        EXPECT_EQ(stk_sock_set_inet6(s, false), 0);
+    }
     socks_.push_back(s);
     return s;
 }
@@ -410,6 +617,15 @@ sin_of(uint32_t ip, uint16_t port)
 int
 Lab::bind_port(stk_sock *s, uint16_t port, uint32_t ip)
 {
+    if (stk_sock_family(s) == AF_INET6) {
+        // The stack's IPv4 address binds the IPv6 one under v6_, mapped
+        // otherwise; 0 is `::`.
+        In6 a6 = ip == 0                 ? In6{}
+                 : v6_ && ip == kStackIp ? kStackIp6
+                                         : mapped6(ip);
+        sockaddr_in6 a = sin6_of(a6, port);
+        return stk_sock_bind(s, (sockaddr *)&a, sizeof(a));
+    }
     sockaddr_in a = sin_of(ip, port);
     return stk_sock_bind(s, (sockaddr *)&a, sizeof(a));
 }
@@ -417,6 +633,11 @@ Lab::bind_port(stk_sock *s, uint16_t port, uint32_t ip)
 int
 Lab::connect_to(stk_sock *s, uint32_t ip, uint16_t port)
 {
+    if (stk_sock_family(s) == AF_INET6) {
+        sockaddr_in6 a =
+            sin6_of(v6_ && ip == kPeerIp ? kPeerIp6 : mapped6(ip), port);
+        return stk_sock_connect(s, (sockaddr *)&a, sizeof(a));
+    }
     sockaddr_in a = sin_of(ip, port);
     return stk_sock_connect(s, (sockaddr *)&a, sizeof(a));
 }
@@ -476,7 +697,7 @@ Lab::active_open(uint16_t peer_port, PeerOpts o)
     EXPECT_EQ(connect_to(c.s, kPeerIp, peer_port), -EINPROGRESS);
     Pkt syn = one();
     EXPECT_EQ(syn.flags, SYN);
-    EXPECT_EQ(syn.mss, 1460);
+    EXPECT_EQ(syn.mss, v6_ ? 1440 : 1460);
     EXPECT_EQ(syn.wscale, 7);
     c.sport = syn.sport;
     c.rcv = syn.seq + 1;
@@ -490,7 +711,7 @@ Lab::active_open(uint16_t peer_port, PeerOpts o)
     sa.seq = c.snd++;
     sa.ack = c.rcv;
     sa.flags = SYN | ACK;
-    sa.mss = 1460;
+    sa.mss = v6_ ? 1440 : 1460;
     sa.wscale = o.wscale;
     sa.sack_perm = o.sack && syn.sack_perm;
     if (o.ts && syn.ts) {
@@ -522,7 +743,7 @@ Lab::passive_open(stk_sock *listener, uint16_t stack_port, uint16_t peer_port)
     syn.dport = stack_port;
     syn.seq = c.snd++;
     syn.flags = SYN;
-    syn.mss = 1460;
+    syn.mss = v6_ ? 1440 : 1460;
     syn.wscale = 0;
     inject_tcp(syn);
     std::vector<Pkt> v = drain();
@@ -538,11 +759,12 @@ Lab::passive_open(stk_sock *listener, uint16_t stack_port, uint16_t peer_port)
     ack.ack = c.rcv;
     ack.flags = ACK;
     inject_tcp(ack);
-    sockaddr_in a{};
+    sockaddr_in6 a{};
     socklen_t al = sizeof(a);
     if (stk_sock_accept(listener, &c.s, (sockaddr *)&a, &al) == 0) {
         socks_.push_back(c.s);
-        EXPECT_EQ(ntohs(a.sin_port), peer_port);
+        // sin_port and sin6_port share their offset
+        EXPECT_EQ(ntohs(a.sin6_port), peer_port);
     }
     return c;
 }

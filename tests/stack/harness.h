@@ -5,10 +5,13 @@
 #ifndef ACCEL_TESTS_STACK_HARNESS_H
 #define ACCEL_TESTS_STACK_HARNESS_H
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <vector>
+
+#include <netinet/in.h>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +29,18 @@ constexpr uint32_t kStackIp = 0x0a000002; // 10.0.0.2 (host order)
 constexpr uint32_t kPeerIp = 0x0a000001;  // 10.0.0.1
 constexpr uint8_t kStackMac[6] = {0x02, 0, 0, 0, 0, 0x02};
 constexpr uint8_t kPeerMac[6] = {0x02, 0, 0, 0, 0, 0x01};
+
+// IPv6: the stack's global address fd00:200::2/64 and link-local
+// fe80::ff:fe00:2 (EUI-64 of kStackMac); the peer's ::1 and fe80::ff:fe00:1.
+using In6 = std::array<uint8_t, 16>;
+constexpr In6 kStackIp6 = {0xfd, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+constexpr In6 kPeerIp6 = {0xfd, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+constexpr In6 kStackLl6 = {0xfe, 0x80, 0, 0,    0,    0, 0, 0,
+                           0,    0,    0, 0xff, 0xfe, 0, 0, 2};
+constexpr In6 kPeerLl6 = {0xfe, 0x80, 0, 0,    0,    0, 0, 0,
+                          0,    0,    0, 0xff, 0xfe, 0, 0, 1};
+// ::ffff:a.b.c.d for ip (host order).
+In6 mapped6(uint32_t ip);
 
 enum TcpFlag : uint8_t {
     FIN = 0x01,
@@ -56,9 +71,12 @@ struct Pkt {
     bool sack_perm = false, ts = false;
     uint32_t tsval = 0, tsecr = 0;
     std::vector<std::pair<uint32_t, uint32_t>> sacks; // SACK blocks
-    // ICMP
+    // ICMP / ICMPv6 (payload: what follows the 8-byte header)
     uint8_t icmp_type = 0, icmp_code = 0;
     Bytes payload;
+    // IPv6 (ethertype 0x86dd; proto is the upper layer's next header)
+    In6 src6{}, dst6{};
+    uint8_t hlim = 0, tclass = 0;
 };
 
 // Frame builders (addresses and ports in host order).
@@ -81,6 +99,17 @@ struct TcpSeg {
 Bytes tcp(uint32_t src, uint32_t dst, const TcpSeg &t);
 Bytes udp(uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
           const Bytes &payload);
+Bytes ipv6(const In6 &src, const In6 &dst, uint8_t nh, const Bytes &l4,
+           uint8_t hlim = 64);
+Bytes tcp6(const In6 &src, const In6 &dst, const TcpSeg &t);
+Bytes udp6(const In6 &src, const In6 &dst, uint16_t sport, uint16_t dport,
+           const Bytes &payload);
+// An ICMPv6 message (body: what follows type, code and checksum).
+Bytes icmp6(const In6 &src, const In6 &dst, uint8_t type, uint8_t code,
+            const Bytes &body, uint8_t hlim = 255);
+// The body of the peer's neighbour advertisement for target (its MAC).
+Bytes peer_na(const In6 &target);
+sockaddr_in6 sin6_of(const In6 &a, uint16_t port, uint32_t scope = 0);
 uint16_t csum(const uint8_t *p, size_t n, uint32_t sum = 0);
 bool parse(const Bytes &frame, Pkt *out);
 
@@ -111,6 +140,7 @@ class Lab : public ::testing::Test
 
     // Inject a frame from the peer (Ethernet wrapped automatically).
     void inject_ip(const Bytes &ip);
+    void inject_ip6(const Bytes &ip, const uint8_t *dst_mac = kStackMac);
     void
     inject_raw(const Bytes &frame)
     {
@@ -119,8 +149,21 @@ class Lab : public ::testing::Test
     void
     inject_tcp(const TcpSeg &t)
     {
-        inject_ip(tcp(kPeerIp, kStackIp, t));
+        if (v6_)
+            inject_ip6(tcp6(kPeerIp6, kStackIp6, t));
+        else
+            inject_ip(tcp(kPeerIp, kStackIp, t));
     }
+    // The peer of the TCP helpers (active_open, passive_open, peer_send,
+    // ...) talks IPv6 from kPeerIp6 to kStackIp6, and tcp_sock/udp_sock
+    // make AF_INET6 sockets (dual: not v6only).
+    bool v6_ = false;
+    // drain() answers neighbour solicitations for the peer's addresses
+    // (counted in ns_answered_) unless this is false.
+    bool nd_auto_ = true;
+    int ns_answered_ = 0;
+    // MLD reports and dones the stack sent (drain() keeps them here).
+    std::vector<Pkt> mld_;
 
     // Sockets.
     stk_sock *tcp_sock();
