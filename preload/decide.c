@@ -115,24 +115,6 @@ pl_in6_view(const struct sockaddr *a, socklen_t len, bool v6only, bool dgram,
     return PL_IN6_NATIVE;
 }
 
-void
-pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out, socklen_t *len)
-{
-    struct sockaddr_in6 s6;
-
-    memset(&s6, 0, sizeof(s6));
-    s6.sin6_family = AF_INET6;
-    s6.sin6_port = v4->sin_port;
-    if (v4->sin_addr.s_addr != htonl(INADDR_ANY)) {
-        s6.sin6_addr.s6_addr[10] = 0xff;
-        s6.sin6_addr.s6_addr[11] = 0xff;
-        memcpy(&s6.sin6_addr.s6_addr[12], &v4->sin_addr, 4);
-    }
-    if (out != NULL)
-        memcpy(out, &s6, *len < sizeof(s6) ? *len : sizeof(s6));
-    *len = sizeof(s6);
-}
-
 /* a and b agree on their first len bits */
 static bool
 prefix_eq(const struct in6_addr *a, const struct in6_addr *b, unsigned len)

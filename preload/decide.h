@@ -86,13 +86,6 @@ enum pl_route pl_route_connect6(const struct sockaddr_in6 *a,
 enum pl_in6 pl_in6_view(const struct sockaddr *a, socklen_t len, bool v6only,
                         bool dgram, struct sockaddr_in *v4);
 
-/** The address an AF_INET6 socket reports for the IPv4 address v4:
- *  0.0.0.0 as ::, others as ::ffff:a.b.c.d. Copies at most *len bytes of
- *  the sockaddr_in6 to out and sets *len to its full size (Linux's
- *  truncation). out NULL: only *len is set. */
-void pl_in6_from4(const struct sockaddr_in *v4, struct sockaddr *out,
-                  socklen_t *len);
-
 #ifdef __cplusplus
 }
 #endif

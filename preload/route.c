@@ -201,6 +201,64 @@ pl_sock_route_bind(int type, int fd, const struct sockaddr *a, socklen_t len,
     return r;
 }
 
+/* A native IPv6 address (decide.h pl_route_bind6/connect6) with the
+ * rules on top: a kernel rule keeps it there, an accel rule lifts only
+ * the DNS default, as for IPv4. */
+static enum pl_route
+route6(int type, int fd, bool bind, const struct sockaddr *a, socklen_t len,
+       bool dual, enum pl_why *why)
+{
+    const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)a;
+    const struct pl_rule *hit = NULL;
+    struct pl_net net;
+    enum pl_route r;
+
+    ready(&net);
+    r = bind ? pl_route_bind6(s6, &net) : pl_route_connect6(s6, &net);
+    if (rules.n > 0)
+        hit = pl_rules_match_addr(&rules, type, bind, a, len, dual, NULL);
+    if (hit != NULL && hit->action == PL_RULE_KERNEL)
+        r = PL_ROUTE_KERNEL;
+    else if (hit != NULL && !bind && r == PL_ROUTE_KERNEL && net.has6 &&
+             s6->sin6_port == htons(53)) {
+        struct sockaddr_in6 other = *s6;
+
+        other.sin6_port = htons(54); /* the same address but for DNS */
+        r = pl_route_connect6(&other, &net);
+    }
+    if (fd >= 0 && hit != NULL && base_log_level >= BASE_LOG_DEBUG)
+        BASE_DBG("rules", "fd %d: %s [ipv6]:%u: %s (%s:%u)", fd,
+                 bind ? "bind" : "connect", ntohs(s6->sin6_port),
+                 r == PL_ROUTE_KERNEL ? "kernel" : "accel", rules_path,
+                 hit->line);
+    if (why != NULL && r == PL_ROUTE_KERNEL) {
+        if (hit != NULL && hit->action == PL_RULE_KERNEL)
+            *why = PL_WHY_rule;
+        else if (!net.has6)
+            *why = IN6_IS_ADDR_UNSPECIFIED(&s6->sin6_addr) ? PL_WHY_v6only
+                                                           : PL_WHY_ipv6;
+        else if (!bind && s6->sin6_port == htons(53))
+            *why = PL_WHY_dns;
+        else
+            *why = bind ? PL_WHY_local_addr : PL_WHY_dest;
+    }
+    return r;
+}
+
+enum pl_route
+pl_sock_route_bind6(int type, int fd, const struct sockaddr *a, socklen_t len,
+                    bool dual, enum pl_why *why)
+{
+    return route6(type, fd, true, a, len, dual, why);
+}
+
+enum pl_route
+pl_sock_route_connect6(int type, int fd, const struct sockaddr *a,
+                       socklen_t len, enum pl_why *why)
+{
+    return route6(type, fd, false, a, len, false, why);
+}
+
 enum pl_route
 pl_sock_route_listen(int fd, enum pl_why *why)
 {

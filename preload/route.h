@@ -32,6 +32,15 @@ enum pl_route pl_sock_route_bind(int type, int fd, const struct sockaddr *a,
  *  0.0.0.0:0): PL_ROUTE_ACCEL_ANY or PL_ROUTE_KERNEL. */
 enum pl_route pl_sock_route_listen(int fd, enum pl_why *why);
 
+/** The same for a native IPv6 address a (a sockaddr_in6 the kernel would
+ *  take; `::` of an IPV6_V6ONLY socket included): decide.h's
+ *  pl_route_bind6/pl_route_connect6 with the rules. dual: the socket is
+ *  not IPV6_V6ONLY (its `::` also matches IPv4 wildcard rules). */
+enum pl_route pl_sock_route_bind6(int type, int fd, const struct sockaddr *a,
+                                  socklen_t len, bool dual, enum pl_why *why);
+enum pl_route pl_sock_route_connect6(int type, int fd, const struct sockaddr *a,
+                                     socklen_t len, enum pl_why *why);
+
 /** connect(a) (role connect or udp-send) or sendto(a) (udp-send) of a
  *  socket of type `type`. fd < 0: not logged (per-datagram checks). */
 enum pl_route pl_sock_route_connect(int type, int fd, const struct sockaddr *a,

@@ -271,9 +271,23 @@ pl_sock_candidate(int domain, int type, int protocol, enum pl_why *why)
 void
 pl_sock_net(struct pl_net *net)
 {
+    memset(net, 0, sizeof(*net));
     net->ip = base_cfg.ip_addr;
     net->mask = base_cfg.ip_mask;
     net->gw = base_cfg.gw_addr;
+    net->has6 = base_cfg.has_ip6;
+    net->has_gw6 = base_cfg.has_gw6;
+    net->prefix6 = base_cfg.ip6_prefix;
+    net->ip6 = base_cfg.ip6_addr;
+    net->gw6 = base_cfg.gw6_addr;
+    /* The link-local address and the interface exist once the data path
+     * runs (a bind to fe80::...%if before that stays on the kernel). */
+    if (net->has6 && rt_started()) {
+        rt_lock();
+        (void)stk_local_ll6(&net->ll6);
+        net->ifindex = (uint32_t)stk_ifindex();
+        rt_unlock();
+    }
 }
 
 static void
@@ -388,54 +402,62 @@ pl_sock_v6only(struct pl_sock *s, int fd)
 }
 
 enum pl_in6
-pl_sock_v4(struct pl_sock *s, int fd, bool bind, const struct sockaddr **a,
-           socklen_t *len, struct sockaddr_in *v4)
+pl_sock_view(struct pl_sock *s, int fd, bool bind, const struct sockaddr *a,
+             socklen_t len, struct sockaddr_in *v4)
 {
-    enum pl_in6 k;
-
     if (pl_sock_af(s) != AF_INET6)
         return PL_IN6_ASIS;
-    if (bind && *a == NULL)
+    if (bind && a == NULL)
         return PL_IN6_BAD; /* EFAULT */
     /* Only a UDP connect or sendto takes a sockaddr_in (Linux's
      * ip6_datagram_connect, udpv6_sendmsg); bind never does. */
-    k = pl_in6_view(*a, *len, pl_sock_v6only(s, fd),
-                    !bind && s->type == SOCK_DGRAM, v4);
-    if (k == PL_IN6_V4) {
-        *a = (const struct sockaddr *)v4;
-        *len = sizeof(*v4);
-    }
-    return k;
+    return pl_in6_view(a, len, pl_sock_v6only(s, fd),
+                       !bind && s->type == SOCK_DGRAM, v4);
+}
+
+const struct sockaddr *
+pl_sock_route_addr(enum pl_in6 k, const struct sockaddr *a, socklen_t *len,
+                   const struct sockaddr_in *v4)
+{
+    if (k != PL_IN6_V4)
+        return a;
+    *len = sizeof(*v4);
+    return (const struct sockaddr *)v4;
 }
 
 void
-pl_sock_name_out(const struct pl_sock *s, const struct sockaddr_in *v4,
-                 struct sockaddr *out, socklen_t *len)
+pl_sock_name_v4(const struct sockaddr_in6 *n6, socklen_t n6len,
+                struct sockaddr *out, socklen_t *len)
 {
-    if (pl_sock_af(s) == AF_INET6) {
-        pl_in6_from4(v4, out, len);
-        return;
+    struct sockaddr_in v4;
+
+    memset(&v4, 0, sizeof(v4));
+    v4.sin_family = AF_INET;
+    if (n6len >= (socklen_t)sizeof(*n6) && n6->sin6_family == AF_INET6) {
+        v4.sin_port = n6->sin6_port;
+        memcpy(&v4.sin_addr, &n6->sin6_addr.s6_addr[12], 4);
     }
     if (out != NULL)
-        memcpy(out, v4, *len < sizeof(*v4) ? *len : sizeof(*v4));
-    *len = sizeof(*v4);
+        memcpy(out, &v4, *len < sizeof(v4) ? *len : sizeof(v4));
+    *len = sizeof(v4);
 }
 
 enum pl_route
 pl_sock_decide_remote(struct pl_sock *s, int fd, enum pl_in6 k,
-                      const struct sockaddr *a, socklen_t len, const char *call,
-                      const struct sockaddr *a0, socklen_t len0)
+                      const struct sockaddr *a, socklen_t len,
+                      const struct sockaddr_in *v4, const char *call)
 {
-    enum pl_why why = PL_WHY_ipv6;
+    socklen_t rlen = len;
+    const struct sockaddr *ra;
+    enum pl_why why = PL_WHY_dest;
     enum pl_route r;
     int rc;
 
     if (k == PL_IN6_BAD)
         return PL_ROUTE_PASS;
-    if (k == PL_IN6_NATIVE)
-        why = pl_in6_why(a, false);
-    r = k == PL_IN6_NATIVE ? PL_ROUTE_KERNEL
-                           : pl_sock_route_connect(s->type, fd, a, len, &why);
+    ra = pl_sock_route_addr(k, a, &rlen, v4);
+    r = k == PL_IN6_NATIVE ? pl_sock_route_connect6(s->type, fd, a, len, &why)
+                           : pl_sock_route_connect(s->type, fd, ra, rlen, &why);
     if (r == PL_ROUTE_PASS)
         return r;
     if (r != PL_ROUTE_KERNEL) {
@@ -446,7 +468,7 @@ pl_sock_decide_remote(struct pl_sock *s, int fd, enum pl_in6 k,
         }
     }
     if (r == PL_ROUTE_KERNEL)
-        pl_sock_to_kernel(s, fd, why, call, a0, len0);
+        pl_sock_to_kernel(s, fd, why, call, a, len);
     return r;
 }
 
@@ -455,12 +477,13 @@ pl_sock_kbind_any(struct pl_sock *s, int fd)
 {
     struct sockaddr_in sin;
     struct sockaddr_in6 s6;
-    socklen_t len = sizeof(sin);
+    socklen_t len = sizeof(s6);
     int rc;
 
     rt_lock();
-    rc = stk_sock_getname(s->stk, (struct sockaddr *)&sin, &len, false);
+    rc = stk_sock_getname(s->stk, (struct sockaddr *)&s6, &len, false);
     rt_unlock();
+    memcpy(&sin, &s6, sizeof(sin)); /* the port is at the same place */
     if (rc < 0)
         return rc;
     if (sin.sin_port == 0)
@@ -497,6 +520,9 @@ pl_sock_accelerate(struct pl_sock *s, int fd)
     if (s->kfamily == AF_INET6)
         atomic_store(&s->v6only, kernel_v6only(fd));
     rc = stk_sock_create(s->type, &stk);
+    if (rc == 0 && s->kfamily == AF_INET6 &&
+        (rc = stk_sock_set_inet6(stk, atomic_load(&s->v6only))) < 0)
+        stk_sock_close(stk);
     if (rc == 0) {
         stk_sock_set_ctx(stk, s);
         for (int i = 0; i < s->nopts; i++)

@@ -177,32 +177,38 @@ int pl_sock_kbind_any(struct pl_sock *s, int fd);
  *  socket's while undecided, the value when it was accelerated after. */
 bool pl_sock_v6only(struct pl_sock *s, int fd);
 
-/** The IPv4 form of a for the stack, for an AF_INET6 socket s (the
- *  address as given for an AF_INET one): decide.h's pl_in6_view with the
- *  socket's IPV6_V6ONLY; bind true for a bind (which takes no
- *  sockaddr_in and no NULL). *a and *len are replaced by v4 when the
- *  answer is PL_IN6_V4. */
-enum pl_in6 pl_sock_v4(struct pl_sock *s, int fd, bool bind,
-                       const struct sockaddr **a, socklen_t *len,
-                       struct sockaddr_in *v4);
+/** What the address a given to s is (decide.h's pl_in6_view with the
+ *  socket's IPV6_V6ONLY, filling v4 for PL_IN6_V4); PL_IN6_ASIS for an
+ *  AF_INET socket. bind true for a bind, which takes no sockaddr_in and
+ *  no NULL. The stack always gets a as given (an AF_INET6 stack socket
+ *  reads Linux's forms itself); the IPv4 view is for the decisions. */
+enum pl_in6 pl_sock_view(struct pl_sock *s, int fd, bool bind,
+                         const struct sockaddr *a, socklen_t len,
+                         struct sockaddr_in *v4);
+
+/** The address the IPv4 decisions look at: v4 for PL_IN6_V4 (*len set),
+ *  a otherwise. */
+const struct sockaddr *pl_sock_route_addr(enum pl_in6 k,
+                                          const struct sockaddr *a,
+                                          socklen_t *len,
+                                          const struct sockaddr_in *v4);
 
 /**
  * The decision for an UNDECIDED socket s (s->mu held) whose connect or
- * sendto (call) names a remote address: a/len its IPv4 view and k what
- * pl_sock_v4 said of a0/len0, the address as given. Accelerates s, or
- * moves it to the kernel with the reason; PL_ROUTE_PASS: undecided, the
- * kernel socket answers the call.
+ * sendto (call) names the remote address a/len, of which pl_sock_view
+ * said k (and v4). Accelerates s, or moves it to the kernel with the
+ * reason; PL_ROUTE_PASS: undecided, the kernel socket answers the call.
  */
 enum pl_route pl_sock_decide_remote(struct pl_sock *s, int fd, enum pl_in6 k,
                                     const struct sockaddr *a, socklen_t len,
-                                    const char *call, const struct sockaddr *a0,
-                                    socklen_t len0);
+                                    const struct sockaddr_in *v4,
+                                    const char *call);
 
-/** Give the application the stack's IPv4 address v4 in s's family:
- *  copied as is for AF_INET, as :: or ::ffff:a.b.c.d for AF_INET6, with
- *  Linux's truncation to *len and the full length in *len. */
-void pl_sock_name_out(const struct pl_sock *s, const struct sockaddr_in *v4,
-                      struct sockaddr *out, socklen_t *len);
+/** After IPV6_ADDRFORM: the stack's sockaddr_in6 name n6 (an IPv4-mapped
+ *  one) as the sockaddr_in the application now expects, with Linux's
+ *  truncation to *len and the full length in *len. */
+void pl_sock_name_v4(const struct sockaddr_in6 *n6, socklen_t n6len,
+                     struct sockaddr *out, socklen_t *len);
 
 /**
  * The kernel side of s is now in use (bound to our port on INADDR_ANY,

@@ -61,11 +61,19 @@ kernel_bound(int fd)
            s6.sin6_port != 0;
 }
 
+/* The port of a bind's address (sockaddr_in and sockaddr_in6 keep it at
+ * the same place). */
+static uint16_t
+addr_port(const struct sockaddr *a)
+{
+    return ((const struct sockaddr_in *)a)->sin_port;
+}
+
 int
 pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
 {
-    const struct sockaddr *a0 = a;
-    socklen_t len0 = len;
+    const struct sockaddr *ra;
+    socklen_t rlen = len;
     struct sockaddr_in v4;
     enum pl_why why = PL_WHY_local_addr;
     enum pl_in6 k;
@@ -74,7 +82,7 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     int rc;
 
     pthread_mutex_lock(&s->mu);
-    k = pl_sock_v4(s, fd, true, &a, &len, &v4);
+    k = pl_sock_view(s, fd, true, a, len, &v4);
     switch (pl_sock_state(s)) {
     case PL_SOCK_ACCEL:
         pthread_mutex_unlock(&s->mu);
@@ -82,8 +90,6 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
             return -EBADF;
         if (k == PL_IN6_BAD)
             return (int)pl_sysret(libc_bind(fd, a, len)); /* Linux's errno */
-        if (k == PL_IN6_NATIVE)
-            return -EINVAL; /* bound already (the stack's own port) */
         rt_lock();
         rc = stk_sock_bind(s->stk, a, len);
         rt_unlock();
@@ -92,22 +98,25 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         return rc;
     case PL_SOCK_KERNEL:
         pthread_mutex_unlock(&s->mu);
-        return (int)pl_sysret(libc_bind(fd, a0, len0));
+        return (int)pl_sysret(libc_bind(fd, a, len));
     default:
         break;
     }
-    if (k == PL_IN6_NATIVE) {
-        why = pl_in6_why(a, true);
-        r = PL_ROUTE_KERNEL;
-    } else if (k == PL_IN6_BAD) {
+    ra = pl_sock_route_addr(k, a, &rlen, &v4);
+    if (k == PL_IN6_NATIVE)
+        r = pl_sock_route_bind6(s->type, fd, a, len, false, &why);
+    else if (k == PL_IN6_BAD)
         r = PL_ROUTE_PASS;
-    } else {
-        r = pl_sock_route_bind(s->type, fd, a, len, &why);
-    }
+    else
+        r = pl_sock_route_bind(s->type, fd, ra, rlen, &why);
+    /* TCP on a multicast address: Linux's call (EINVAL) */
     if (r == PL_ROUTE_ACCEL && s->type == SOCK_STREAM &&
-        (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 28) ==
-            0xe) {
-        r = PL_ROUTE_KERNEL; /* TCP on a multicast address: Linux's call */
+        (k == PL_IN6_NATIVE
+             ? IN6_IS_ADDR_MULTICAST(
+                   &((const struct sockaddr_in6 *)a)->sin6_addr)
+             : (ntohl(((const struct sockaddr_in *)ra)->sin_addr.s_addr) >>
+                28) == 0xe)) {
+        r = PL_ROUTE_KERNEL;
         why = PL_WHY_tcp_mcast;
     }
     /* Not ours to take: the kernel decides, and the socket stays there
@@ -120,9 +129,9 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         return -EINVAL;
     }
     if (r == PL_ROUTE_PASS || r == PL_ROUTE_KERNEL) {
-        rc = (int)pl_sysret(libc_bind(fd, a0, len0));
+        rc = (int)pl_sysret(libc_bind(fd, a, len));
         if (rc == 0)
-            pl_sock_to_kernel(s, fd, why, "bind", a0, len0);
+            pl_sock_to_kernel(s, fd, why, "bind", a, len);
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
@@ -130,18 +139,17 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
      * kernel side), so a port the kernel holds, by another program or by
      * one of this one's kernel sockets, is EADDRINUSE as on Linux. With
      * port 0 the stack picks the port, and the kernel side follows it. */
-    kbound = r == PL_ROUTE_ACCEL_ANY &&
-             ((const struct sockaddr_in *)a)->sin_port != 0;
-    if (kbound && libc_bind(fd, a0, len0) < 0) {
+    kbound = r == PL_ROUTE_ACCEL_ANY && addr_port(a) != 0;
+    if (kbound && libc_bind(fd, a, len) < 0) {
         rc = -errno;
         pthread_mutex_unlock(&s->mu);
         return rc;
     }
     rc = pl_sock_accelerate(s, fd);
     if (rc < 0) {
-        pl_sock_to_kernel(s, fd, pl_sock_accel_why(rc), "bind", a0, len0);
+        pl_sock_to_kernel(s, fd, pl_sock_accel_why(rc), "bind", a, len);
         pthread_mutex_unlock(&s->mu);
-        return kbound ? 0 : (int)pl_sysret(libc_bind(fd, a0, len0));
+        return kbound ? 0 : (int)pl_sysret(libc_bind(fd, a, len));
     }
     rt_lock();
     rc = stk_sock_bind(s->stk, a, len);
@@ -164,19 +172,26 @@ int
 pl_sock_listen(struct pl_sock *s, int fd, int backlog)
 {
     struct sockaddr_in any = {.sin_family = AF_INET};
+    struct sockaddr_in6 any6 = {.sin6_family = AF_INET6};
+    const struct sockaddr *a = (const struct sockaddr *)&any;
+    socklen_t alen = sizeof(any);
     enum pl_why why = PL_WHY_COUNT;
     int rc = 0;
 
+    if (s->kfamily == AF_INET6) {
+        a = (const struct sockaddr *)&any6;
+        alen = sizeof(any6);
+    }
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
         /* listen() on an unbound socket binds ANY:ephemeral (Linux); on
          * an IPV6_V6ONLY socket that is IPv6 only. */
         if (s->type != SOCK_STREAM) {
             rc = -EOPNOTSUPP; /* the kernel's own answer follows */
-        } else if (pl_sock_v6only(s, fd)) {
-            why = PL_WHY_v6only;
-            rc = -EAFNOSUPPORT;
-        } else if (pl_sock_route_listen(fd, &why) == PL_ROUTE_KERNEL) {
+        } else if (pl_sock_v6only(s, fd)
+                       ? pl_sock_route_bind6(s->type, fd, a, alen, false,
+                                             &why) == PL_ROUTE_KERNEL
+                       : pl_sock_route_listen(fd, &why) == PL_ROUTE_KERNEL) {
             rc = -EPERM;
         } else {
             rc = pl_sock_accelerate(s, fd);
@@ -189,7 +204,7 @@ pl_sock_listen(struct pl_sock *s, int fd, int backlog)
             return (int)pl_sysret(libc_listen(fd, backlog));
         }
         rt_lock();
-        rc = stk_sock_bind(s->stk, (struct sockaddr *)&any, sizeof(any));
+        rc = stk_sock_bind(s->stk, a, alen);
         rt_unlock();
         if (rc == 0)
             bind_kernel_side(s, fd);
@@ -275,27 +290,18 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
     struct accept_arg x = {.a = a, .len = len};
     int64_t deadline = pl_sock_deadline(s, false);
     unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
-    struct sockaddr_in v4;
-    socklen_t v4len = sizeof(v4);
     int rc;
 
     if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
         return -EINVAL;
     if (!pl_sock_live(s))
         return -EBADF;
-    if (pl_sock_af(s) == AF_INET6 && a != NULL && len != NULL) {
-        if ((int)*len < 0)
-            return -EINVAL;
-        x.a = (struct sockaddr *)&v4; /* the stack names IPv4 peers */
-        x.len = &v4len;
-    }
+
     pl_sock_serve(s, RT_SERVE_ON);
     for (;;) {
         rc = (int)pl_sock_run(s, accept_op, &x);
         if (rc == 0) {
             pl_sock_accepted(s);
-            if (x.a == (struct sockaddr *)&v4)
-                pl_sock_name_out(s, &v4, a, len);
             return install_accepted(s, x.ns, flags);
         }
         if (rc != -EAGAIN)
@@ -335,13 +341,16 @@ connect_op(struct stk_sock *stk, void *arg)
  * the same local port. */
 static bool
 demote_for_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
-                   socklen_t len, enum pl_in6 k)
+                   socklen_t len, enum pl_in6 k, const struct sockaddr_in *v4)
 {
-    enum pl_why why = k == PL_IN6_NATIVE ? pl_in6_why(a, false) : PL_WHY_dest;
+    enum pl_why why = PL_WHY_dest;
+    socklen_t rlen = len;
+    const struct sockaddr *ra = pl_sock_route_addr(k, a, &rlen, v4);
     bool done = false;
 
-    if (k != PL_IN6_NATIVE &&
-        pl_sock_route_connect(s->type, fd, a, len, &why) != PL_ROUTE_KERNEL)
+    if ((k == PL_IN6_NATIVE ? pl_sock_route_connect6(s->type, fd, a, len, &why)
+                            : pl_sock_route_connect(s->type, fd, ra, rlen,
+                                                    &why)) != PL_ROUTE_KERNEL)
         return false;
     pthread_mutex_lock(&s->mu);
     if (pl_sock_live(s) && atomic_load(&s->kside) &&
@@ -357,9 +366,7 @@ int
 pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
                 socklen_t len)
 {
-    const struct sockaddr *a0 = a;
-    socklen_t len0 = len;
-    struct connect_arg x;
+    struct connect_arg x = {.a = a, .len = len};
     unsigned sig0 = rt_sig_count; /* handlers that run from here on count */
     struct sockaddr_in v4;
     enum pl_in6 k;
@@ -367,26 +374,22 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
     int rc;
 
     pthread_mutex_lock(&s->mu);
-    k = pl_sock_v4(s, fd, false, &a, &len, &v4);
+    k = pl_sock_view(s, fd, false, a, len, &v4);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED &&
-        pl_sock_decide_remote(s, fd, k, a, len, "connect", a0, len0) ==
+        pl_sock_decide_remote(s, fd, k, a, len, &v4, "connect") ==
             PL_ROUTE_PASS) {
         pthread_mutex_unlock(&s->mu);
-        return (int)pl_sysret(libc_connect(fd, a0, len0));
+        return (int)pl_sysret(libc_connect(fd, a, len));
     }
     pthread_mutex_unlock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_KERNEL)
-        return (int)pl_sysret(libc_connect(fd, a0, len0));
+        return (int)pl_sysret(libc_connect(fd, a, len));
     if (!pl_sock_live(s))
         return -EBADF;
     if (k == PL_IN6_BAD) /* Linux's errno, from the unconnected kernel socket */
-        return (int)pl_sysret(libc_connect(fd, a0, len0));
-    if (demote_for_connect(s, fd, a, len, k))
-        return (int)pl_sysret(libc_connect(fd, a0, len0));
-    if (k == PL_IN6_NATIVE)
-        return -ENETUNREACH; /* bound to the stack's IPv4 address */
-    x.a = a;
-    x.len = len;
+        return (int)pl_sysret(libc_connect(fd, a, len));
+    if (demote_for_connect(s, fd, a, len, k, &v4))
+        return (int)pl_sysret(libc_connect(fd, a, len));
 
     deadline = pl_sock_deadline(s, true);
     rc = (int)pl_sock_run(s, connect_op, &x);
@@ -596,7 +599,7 @@ mc_setsockopt(struct pl_sock *s, int fd, int name, const void *val,
 static int
 addrform(struct pl_sock *s, const void *val, socklen_t len)
 {
-    struct sockaddr_in peer;
+    struct sockaddr_in6 peer;
     socklen_t plen = sizeof(peer);
     int v, rc;
 
@@ -612,7 +615,7 @@ addrform(struct pl_sock *s, const void *val, socklen_t len)
     rt_unlock();
     if (rc < 0)
         return -ENOTCONN;
-    if (atomic_load(&s->v6only))
+    if (atomic_load(&s->v6only) || !IN6_IS_ADDR_V4MAPPED(&peer.sin6_addr))
         return -EADDRNOTAVAIL;
     atomic_store(&s->family, AF_INET);
     return 0;
@@ -719,15 +722,15 @@ pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         return -EFAULT;
     if ((int)*len < 0)
         return -EINVAL;
-    if (pl_sock_af(s) == AF_INET6) {
-        struct sockaddr_in v4;
-        socklen_t v4len = sizeof(v4);
+    if (pl_sock_af(s) != s->kfamily) { /* after IPV6_ADDRFORM */
+        struct sockaddr_in6 n6;
+        socklen_t n6len = sizeof(n6);
 
         rt_lock();
-        rc = stk_sock_getname(s->stk, (struct sockaddr *)&v4, &v4len, peer);
+        rc = stk_sock_getname(s->stk, (struct sockaddr *)&n6, &n6len, peer);
         rt_unlock();
         if (rc == 0)
-            pl_sock_name_out(s, &v4, a, len);
+            pl_sock_name_v4(&n6, n6len, a, len);
         return rc;
     }
     rt_lock();

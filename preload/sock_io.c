@@ -89,7 +89,7 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     struct msghdr m = *msg;
     struct msg_arg x = {.msg = &m,
                         .flags = flags & ~(MSG_WAITALL | MSG_DONTWAIT)};
-    struct sockaddr_in v4;
+    struct sockaddr_in6 n6;
     bool nb, waitall;
     int64_t deadline = -2;
     unsigned sig0 = 0;
@@ -111,9 +111,9 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         memcpy(local, msg->msg_iov, n * sizeof(local[0]));
         m.msg_iov = local;
     }
-    if (pl_sock_af(s) == AF_INET6 && m.msg_name != NULL) {
-        m.msg_name = &v4; /* the stack names IPv4 sources */
-        m.msg_namelen = sizeof(v4);
+    if (pl_sock_af(s) != s->kfamily && m.msg_name != NULL) {
+        m.msg_name = &n6; /* after IPV6_ADDRFORM: named as AF_INET */
+        m.msg_namelen = sizeof(n6);
     }
     for (;;) {
         rc = pl_sock_run(s, recv_op, &x);
@@ -123,11 +123,11 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
                                libc_recvmsg(pl_sock_kfd(s, fd), msg, flags));
         if (msg->msg_name == NULL)
             ; /* Linux writes no length back without a name buffer */
-        else if (m.msg_name != &v4)
+        else if (m.msg_name != &n6)
             msg->msg_namelen = m.msg_namelen;
-        else if (rc >= 0 &&
-                 m.msg_namelen > 0) /* a name, in the family's form */
-            pl_sock_name_out(s, &v4, msg->msg_name, &msg->msg_namelen);
+        else if (rc >= 0 && m.msg_namelen > 0)
+            pl_sock_name_v4(&n6, m.msg_namelen, msg->msg_name,
+                            &msg->msg_namelen);
         else if (rc >= 0) /* none (TCP) */
             msg->msg_namelen = 0;
         if (rc >= 0) /* the stack delivers no control messages */
@@ -201,25 +201,18 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
     if (!stream && to != NULL) {
-        switch (pl_sock_v4(s, fd, false, &to, &tolen, &v4)) {
-        case PL_IN6_BAD: /* Linux's errno; nothing is sent */
+        enum pl_in6 k = pl_sock_view(s, fd, false, to, tolen, &v4);
+        enum pl_route r = PL_ROUTE_ACCEL;
+
+        if (k == PL_IN6_BAD) /* Linux's errno; nothing is sent */
             return pl_sysret(libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
-        case PL_IN6_NATIVE:
-            return send_kernel_udp(s, fd, msg, flags);
-        case PL_IN6_V4:
-            m.msg_name = (void *)to;
-            m.msg_namelen = tolen;
-            break;
-        default:
-            if (pl_sock_af(s) == AF_INET6) { /* AF_UNSPEC: no destination */
-                m.msg_name = NULL;
-                m.msg_namelen = 0;
-                to = NULL;
-            }
-            break;
-        }
-        if (to != NULL && pl_sock_route_connect(s->type, -1, to, tolen, NULL) ==
-                              PL_ROUTE_KERNEL)
+        if (k == PL_IN6_NATIVE)
+            r = pl_sock_route_connect6(s->type, -1, to, tolen, NULL);
+        else if (k == PL_IN6_V4 || to->sa_family == AF_INET)
+            r = pl_sock_route_connect(s->type, -1,
+                                      pl_sock_route_addr(k, to, &tolen, &v4),
+                                      tolen, NULL);
+        if (r == PL_ROUTE_KERNEL)
             return send_kernel_udp(s, fd, msg, flags);
     }
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
@@ -376,8 +369,6 @@ int
 pl_sock_decide_send(struct pl_sock *s, int fd, const struct sockaddr *a,
                     socklen_t len)
 {
-    const struct sockaddr *a0 = a;
-    socklen_t len0 = len;
     struct sockaddr_in v4;
     enum pl_in6 k;
 
@@ -385,8 +376,8 @@ pl_sock_decide_send(struct pl_sock *s, int fd, const struct sockaddr *a,
         return pl_sock_state(s);
     pthread_mutex_lock(&s->mu);
     if (pl_sock_state(s) == PL_SOCK_UNDECIDED) {
-        k = pl_sock_v4(s, fd, false, &a, &len, &v4);
-        (void)pl_sock_decide_remote(s, fd, k, a, len, "sendto", a0, len0);
+        k = pl_sock_view(s, fd, false, a, len, &v4);
+        (void)pl_sock_decide_remote(s, fd, k, a, len, &v4, "sendto");
     }
     pthread_mutex_unlock(&s->mu);
     return pl_sock_state(s);

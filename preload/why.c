@@ -27,18 +27,6 @@ static const bool listener_warns[PL_WHY_COUNT] = {
 #undef PL_WHY
 };
 
-enum pl_why
-pl_in6_why(const struct sockaddr *a, bool bind)
-{
-    const struct in6_addr *ad = &((const struct sockaddr_in6 *)a)->sin6_addr;
-
-    if (IN6_IS_ADDR_UNSPECIFIED(ad))
-        return PL_WHY_v6only;
-    if (IN6_IS_ADDR_LOOPBACK(ad))
-        return bind ? PL_WHY_local_addr : PL_WHY_dest;
-    return PL_WHY_ipv6;
-}
-
 const char *
 pl_why_text(enum pl_why why)
 {

@@ -18,12 +18,6 @@ enum pl_why {
     PL_WHY_COUNT
 };
 
-/** The reason for a native IPv6 address a (decide.h PL_IN6_NATIVE) given
- *  to bind (bind true) or connect/sendto: :: on an IPV6_V6ONLY socket,
- *  loopback (not the stack's address, or a destination it cannot reach),
- *  or another IPv6 address. */
-enum pl_why pl_in6_why(const struct sockaddr *a, bool bind);
-
 /** The reason's text. */
 const char *pl_why_text(enum pl_why why);
 

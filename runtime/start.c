@@ -18,6 +18,7 @@
  * zero. See docs/DESIGN.md section 8.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -307,6 +308,39 @@ tcp_cc_choice(void)
     return cc;
 }
 
+/* The groups the stack's IPv6 sockets join reach it through the XDP
+ * program's map (no-op without the steering program). Stack lock held. */
+static void
+steer_group6(void *ctx, const uint8_t group[16], bool add)
+{
+    (void)ctx;
+    (void)rt__xdp_steer_group6(group, add);
+}
+
+/* ACCEL_IP6 and ACCEL_GATEWAY6 on the netif (stack lock held). */
+static int
+start_ip6(void)
+{
+    char a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+    int rc;
+
+    if (!base_cfg.has_ip6)
+        return 0;
+    rc = stk_netif_set_ip6(&base_cfg.ip6_addr, base_cfg.ip6_prefix);
+    if (rc == 0 && base_cfg.has_gw6)
+        rc = stk_netif_set_gw6(&base_cfg.gw6_addr);
+    inet_ntop(AF_INET6, &base_cfg.ip6_addr, a, sizeof(a));
+    inet_ntop(AF_INET6, &base_cfg.gw6_addr, g, sizeof(g));
+    if (rc != 0)
+        BASE_ERR("start", "ACCEL_IP6=%s/%u: the stack refused it (%s)", a,
+                 base_cfg.ip6_prefix, strerror(-rc));
+    else
+        BASE_INFO("stack", "netif ip6 %s/%u%s%s", a, base_cfg.ip6_prefix,
+                  base_cfg.has_gw6 ? " gateway " : "",
+                  base_cfg.has_gw6 ? g : "");
+    return rc;
+}
+
 /* The stack on top of the port (or the joined port), then the progress
  * thread; the port's owner also serves joins. */
 static int
@@ -321,6 +355,7 @@ start_stack(struct stk_netif_cfg *nc)
     nc->link.tx_alloc = rt__dp->tx_alloc;
     nc->link.tx_send = rt__dp->tx_send;
     nc->link.ctx = NULL;
+    nc->link.mc_group6 = steer_group6;
     rc = rt__impair_start();
     if (rc != 0)
         return rc;
@@ -334,6 +369,8 @@ start_stack(struct stk_netif_cfg *nc)
         stk_tcp_configure(&tc); /* both in range: checked by base_cfg */
     }
     rc = stk_init(nc);
+    if (rc == 0)
+        rc = start_ip6();
     if (rc == 0)
         rt__dp->stack_up();
     rt_unlock();

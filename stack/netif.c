@@ -115,6 +115,9 @@ mld_mac_filter(struct netif *netif, const ip6_addr_t *group,
     mld_mac(group, mac);
     if (link_ops.mc_filter != NULL)
         link_ops.mc_filter(link_ops.ctx, mac, action == NETIF_ADD_MAC_FILTER);
+    if (link_ops.mc_group6 != NULL)
+        link_ops.mc_group6(link_ops.ctx, (const uint8_t *)group->addr,
+                           action == NETIF_ADD_MAC_FILTER);
     return ERR_OK;
 }
 
@@ -340,7 +343,6 @@ stk_netif_set_ip6(const struct in6_addr *a, int prefix_len)
     /* Static: preferred at once (no DAD, see lwipopts.h). */
     netif_ip6_addr_set_state(&stk_netif, ip6_idx, IP6_ADDR_PREFERRED);
     ip6_plen = prefix_len;
-    BASE_INFO("stack", "netif ip6 %s/%d", ip6addr_ntoa(&ip), prefix_len);
     return 0;
 }
 
@@ -425,6 +427,15 @@ stk_is_local_ip6(const struct in6_addr *a)
 
     in6_to_ip6(a, &d);
     return is_local6(&d);
+}
+
+bool
+stk_local_ll6(struct in6_addr *out)
+{
+    if (!stk_up)
+        return false;
+    memcpy(out->s6_addr, netif_ip6_addr(&stk_netif, 0)->addr, 16);
+    return true;
 }
 
 bool

@@ -37,6 +37,9 @@ struct stk_link_ops {
      *  MAC, as groups are joined and left (IGMP). NULL: the port receives
      *  every multicast frame (allmulticast) and nothing is needed. */
     void (*mc_filter)(void *ctx, const uint8_t mac[6], bool add);
+    /** Optional: the same for an IPv6 group's address (16 bytes), as MLD
+     *  joins and leaves it (a steering program that filters by group). */
+    void (*mc_group6)(void *ctx, const uint8_t group[16], bool add);
 };
 
 /** Offloads the port performs, so the stack skips the work. */
@@ -102,6 +105,8 @@ bool stk_route6_ok(const struct in6_addr *a);
 bool stk_is_local_ip6(const struct in6_addr *a);
 /** The global IPv6 address, if one is set. */
 bool stk_local_ip6(struct in6_addr *out);
+/** The link-local address (fe80::/64 + the MAC's EUI-64), once up. */
+bool stk_local_ll6(struct in6_addr *out);
 /** The multicast MACs the netif wants now (IPv6: the solicited-node
  *  groups of its addresses, all-nodes, and the groups sockets joined;
  *  33:33:xx:xx:xx:xx): up to max into macs, returns how many there are.

@@ -6,6 +6,8 @@
  */
 #include "stk.h"
 
+#include <errno.h>
+
 void
 stk_set_flow_ops(const struct stk_flow_ops *ops)
 {
@@ -130,4 +132,20 @@ stk_tcp_cc_find(const char *name)
 {
     (void)name;
     return 0; /* any name: no TCP in the stand-in */
+}
+
+/* IPv6 on the netif: the stand-ins have none (ACCEL_IP6 unset here). */
+int
+stk_netif_set_ip6(const struct in6_addr *a, int prefix_len)
+{
+    (void)a;
+    (void)prefix_len;
+    return -EOPNOTSUPP;
+}
+
+int
+stk_netif_set_gw6(const struct in6_addr *gw)
+{
+    (void)gw;
+    return -EOPNOTSUPP;
 }

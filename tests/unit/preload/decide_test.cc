@@ -205,40 +205,6 @@ TEST(DecideIn6, SockaddrInOnlyForDualStackDatagrams)
     EXPECT_EQ(pl_in6_view(a, sizeof(in) - 1, false, true, &v4), PL_IN6_BAD);
 }
 
-TEST(DecideIn6, NamesAreMappedAndAnyIsUnspecified)
-{
-    sockaddr_in v4 = sin("10.200.0.1", 443);
-    sockaddr_in6 out{};
-    socklen_t len = sizeof(out);
-    char buf[INET6_ADDRSTRLEN];
-
-    pl_in6_from4(&v4, (sockaddr *)&out, &len);
-    EXPECT_EQ(len, sizeof(sockaddr_in6));
-    EXPECT_EQ(out.sin6_family, AF_INET6);
-    EXPECT_EQ(ntohs(out.sin6_port), 443);
-    EXPECT_STREQ(inet_ntop(AF_INET6, &out.sin6_addr, buf, sizeof(buf)),
-                 "::ffff:10.200.0.1");
-    EXPECT_EQ(out.sin6_flowinfo, 0u);
-    EXPECT_EQ(out.sin6_scope_id, 0u);
-
-    v4 = sin("0.0.0.0", 80);
-    pl_in6_from4(&v4, (sockaddr *)&out, &len);
-    EXPECT_STREQ(inet_ntop(AF_INET6, &out.sin6_addr, buf, sizeof(buf)), "::");
-}
-
-TEST(DecideIn6, NameTruncatesLikeLinux)
-{
-    sockaddr_in v4 = sin("10.200.0.1", 443);
-    unsigned char small[6] = {0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa};
-    socklen_t len = 4;
-
-    pl_in6_from4(&v4, (sockaddr *)small, &len);
-    EXPECT_EQ(len, sizeof(sockaddr_in6)); // the full length
-    EXPECT_EQ(small[0] | small[1] << 8, AF_INET6);
-    EXPECT_EQ(small[2] << 8 | small[3], 443);
-    EXPECT_EQ(small[4], 0xaa); // nothing past the caller's length
-}
-
 // ---- native IPv6: the stack's own addresses, its prefix, its gateway ----
 
 namespace
