@@ -32,12 +32,36 @@ uint32_t rt__sh_nops;
 
 /* ---- flow table (port lock held) -------------------------------------- */
 
+void
+rt__sh_flow_canon(const struct stk_flow *f, struct stk_flow *out)
+{
+    uint64_t w[4], k;
+
+    *out = *f;
+    if (!f->v6)
+        return;
+    /* An IPv6 flow's two addresses as one 64-bit key, keyed SipHash so
+     * that no peer can choose addresses that collide with another flow
+     * (the stack's own lip/rip are only an XOR fold of them). */
+    memcpy(w, f->lip6, 16);
+    memcpy(w + 2, f->rip6, 16);
+    k = base_siphash(rt__sh->key, w, 4, 2, 4);
+    memset(out, 0, sizeof(*out));
+    out->lip = (uint32_t)(k >> 32);
+    out->rip = (uint32_t)k;
+    out->lport = f->lport;
+    out->rport = f->rport;
+}
+
 uint32_t
 rt__sh_flow_hash(const struct stk_flow *f)
 {
-    uint64_t w[2] = {(uint64_t)f->lip << 32 | f->rip,
-                     (uint64_t)f->lport << 16 | f->rport};
+    struct stk_flow c;
+    uint64_t w[2];
 
+    rt__sh_flow_canon(f, &c);
+    w[0] = (uint64_t)c.lip << 32 | c.rip;
+    w[1] = (uint64_t)c.lport << 16 | c.rport;
     return (uint32_t)base_siphash(rt__sh->key, w, 2, 1, 3);
 }
 
@@ -48,9 +72,24 @@ flow_eq(const struct sh_flow *e, const struct stk_flow *f)
            e->rport == f->rport;
 }
 
-struct sh_flow *
-rt__sh_flow_find(const struct stk_flow *f)
+/* Two flows (either form) are the same connection. */
+static bool
+flow_same(const struct stk_flow *a, const struct stk_flow *b)
 {
+    struct stk_flow ca, cb;
+
+    rt__sh_flow_canon(a, &ca);
+    rt__sh_flow_canon(b, &cb);
+    return ca.lip == cb.lip && ca.rip == cb.rip && ca.lport == cb.lport &&
+           ca.rport == cb.rport;
+}
+
+struct sh_flow *
+rt__sh_flow_find(const struct stk_flow *f0)
+{
+    struct stk_flow c, *f = &c;
+
+    rt__sh_flow_canon(f0, &c);
     for (uint32_t i = rt__sh_flow_hash(f) & (SH_FLOWS - 1);
          rt__sh->flow[i].used; i = (i + 1) & (SH_FLOWS - 1))
         if (flow_eq(&rt__sh->flow[i], f))
@@ -59,11 +98,13 @@ rt__sh_flow_find(const struct stk_flow *f)
 }
 
 struct sh_flow *
-rt__sh_flow_insert(const struct stk_flow *f)
+rt__sh_flow_insert(const struct stk_flow *f0)
 {
     static bool full_logged;
+    struct stk_flow c, *f = &c;
     uint32_t i;
 
+    rt__sh_flow_canon(f0, &c);
     for (i = rt__sh_flow_hash(f) & (SH_FLOWS - 1); rt__sh->flow[i].used;
          i = (i + 1) & (SH_FLOWS - 1))
         if (flow_eq(&rt__sh->flow[i], f))
@@ -103,7 +144,7 @@ held_free(const struct stk_flow *f)
 {
     for (int i = 0; i < SH_HELD; i++) {
         struct sh_held *h = &rt__sh->held[i];
-        if (h->m != NULL && memcmp(&h->f, f, sizeof(*f)) == 0) {
+        if (h->m != NULL && flow_same(&h->f, f)) {
             rt__sh_mbuf_free(h->m);
             h->m = NULL;
         }
@@ -287,7 +328,7 @@ rt__sh_flow_replay(const struct stk_flow *f)
         rt__sh_port_lock();
         for (; from < SH_HELD && n < 64; from++) {
             struct sh_held *h = &rt__sh->held[from];
-            if (h->m != NULL && memcmp(&h->f, f, sizeof(*f)) == 0) {
+            if (h->m != NULL && flow_same(&h->f, f)) {
                 got[n++] = h->m;
                 h->m = NULL;
             }

@@ -223,6 +223,10 @@ void rt__sh_mbuf_free(struct rte_mbuf *m);
 void rt__sh_dfree_drain(void);
 
 /* share_flow.c (port lock held) */
+/** f as the flow table keys it: an IPv6 flow's addresses become one
+ *  64-bit keyed hash in lip/rip (v6 cleared); an IPv4 flow as it is. The
+ *  table's functions take either form. */
+void rt__sh_flow_canon(const struct stk_flow *f, struct stk_flow *out);
 uint32_t rt__sh_flow_hash(const struct stk_flow *f);
 struct sh_flow *rt__sh_flow_find(const struct stk_flow *f);
 struct sh_flow *rt__sh_flow_insert(const struct stk_flow *f);

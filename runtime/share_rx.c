@@ -191,6 +191,27 @@ pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
     return v->v[k].slot;
 }
 
+/* The 4-tuple of an IPv6 frame (fixed header, no extension headers: those
+ * stay with this process's stack) into *f, the transport header into *l4,
+ * and the next header; -1 when it is not one the dispatch reads. */
+static int
+parse6(const uint8_t *ip, uint16_t len, struct stk_flow *f, const uint8_t **l4)
+{
+    struct stk_flow raw;
+
+    if (len < 40 + 8 || (ip[0] >> 4) != 6)
+        return -1;
+    memset(&raw, 0, sizeof(raw));
+    raw.v6 = true;
+    memcpy(raw.lip6, ip + 24, 16);
+    memcpy(raw.rip6, ip + 8, 16);
+    *l4 = ip + 40;
+    raw.lport = (uint16_t)((*l4)[2] << 8 | (*l4)[3]);
+    raw.rport = (uint16_t)((*l4)[0] << 8 | (*l4)[1]);
+    rt__sh_flow_canon(&raw, f);
+    return ip[6];
+}
+
 /* A SYN for a service whose servers block in accept, all busy: it waits
  * (a retransmission replaces the copy already waiting) for the next
  * server that waits (rt__sh_serve_wait), as in a shared accept queue. */
@@ -202,9 +223,17 @@ pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
     for (int i = 0; i < v->npend; i++) {
         const uint8_t *o = rte_pktmbuf_mtod(v->pend[i], const uint8_t *);
         const uint8_t *oip = o + 14, *ol4 = oip + (oip[0] & 0x0fu) * 4u;
+        struct stk_flow g;
         uint32_t rip;
 
-        memcpy(&rip, oip + 12, 4);
+        if (o[12] == 0x86 && o[13] == 0xdd) { /* IPv6: the whole flow */
+            if (parse6(oip, (uint16_t)(v->pend[i]->data_len - 14), &g, &ol4) <
+                0)
+                continue;
+            rip = g.lip == f->lip ? g.rip : ~f->rip;
+        } else {
+            memcpy(&rip, oip + 12, 4);
+        }
         if (rip == f->rip && (uint16_t)(ol4[0] << 8 | ol4[1]) == f->rport) {
             rte_pktmbuf_free(v->pend[i]);
             v->pend[i] = m;
@@ -275,6 +304,44 @@ udp_group(const struct stk_flow *f, struct rte_mbuf *m)
         rte_pktmbuf_free(m);
 }
 
+/* A TCP segment of flow f: to the connection's owner, or for a new
+ * connection (a SYN) to a process that serves the listener. Returns the
+ * slot, or -1 for this process; *done when the frame was taken. */
+static int
+tcp_to(const struct stk_flow *f, const uint8_t *l4, struct rte_mbuf *m,
+       uint32_t *lid, bool *done)
+{
+    bool syn = (l4[13] & 0x12) == 0x02; /* SYN without ACK */
+    struct sh_flow *e = rt__sh_flow_find(f);
+    int to;
+
+    *done = false;
+    if (e != NULL && e->frozen) {
+        hold(f, e, m);
+        *done = true;
+        return -1;
+    }
+    if (e != NULL && !(syn && e->tw))
+        return e->owner;
+    if (!syn)
+        return -1;
+    /* A new connection (also one reusing a 4-tuple that is in TIME-WAIT
+     * somewhere: it goes to a process that serves the listener, whose
+     * report then takes the entry over). */
+    to = pick_server(IPPROTO_TCP, f, lid);
+    if (to == -1 && e != NULL)
+        to = e->owner; /* no listener: the TIME-WAIT's owner */
+    if (to == -3) {
+        pend_syn(f, m);
+        *done = true;
+    } else if (to == -2) {
+        BASE_STAT_INC(share_drop_noserver);
+        rte_pktmbuf_free(m);
+        *done = true;
+    }
+    return to;
+}
+
 static void
 dispatch(struct rte_mbuf *m)
 {
@@ -283,8 +350,9 @@ dispatch(struct rte_mbuf *m)
     const uint8_t *ip, *l4;
     struct stk_flow f;
     uint32_t lid = 0;
+    bool group, done;
     unsigned ihl;
-    int to;
+    int proto, to;
 
     if (len < 14 + 20)
         goto mine;
@@ -293,59 +361,46 @@ dispatch(struct rte_mbuf *m)
         to_all(m);
         return;
     }
-    if (type != 0x0800)
-        goto mine;
     ip = fr + 14;
-    ihl = (ip[0] & 0x0fu) * 4u;
-    if ((ip[0] >> 4) != 4 || ihl < 20 || len < 14 + ihl + 8 ||
-        (((ip[6] << 8) | ip[7]) & 0x3fff) != 0) /* a fragment */
-        goto mine;
-    l4 = ip + ihl;
-    memcpy(&f.lip, ip + 16, 4);
-    memcpy(&f.rip, ip + 12, 4);
-    f.lport = (uint16_t)(l4[2] << 8 | l4[3]);
-    f.rport = (uint16_t)(l4[0] << 8 | l4[1]);
-    if (ip[9] == 6) {
-        struct sh_flow *e;
-
-        bool syn;
-
-        if (len < 14 + ihl + 20)
-            goto mine;
-        syn = (l4[13] & 0x12) == 0x02; /* SYN without ACK */
-        e = rt__sh_flow_find(&f);
-        if (e != NULL && e->frozen) {
-            hold(&f, e, m);
+    if (type == 0x86dd) {
+        proto = parse6(ip, (uint16_t)(len - 14), &f, &l4);
+        if (proto == 58) { /* ICMPv6: ND and MLD, as ARP and IGMP */
+            to_all(m);
             return;
         }
-        if (e != NULL && !(syn && e->tw)) {
-            to = e->owner;
-        } else if (syn) {
-            /* A new connection (also one reusing a 4-tuple that is in
-             * TIME-WAIT somewhere: it goes to a process that serves the
-             * listener, whose report then takes the entry over). */
-            to = pick_server(IPPROTO_TCP, &f, &lid);
-            if (to == -1 && e != NULL)
-                to = e->owner; /* no listener: the TIME-WAIT's owner */
-            if (to == -3) {
-                pend_syn(&f, m);
-                return;
-            }
-            if (to == -2) {
-                BASE_STAT_INC(share_drop_noserver);
-                rte_pktmbuf_free(m);
-                return;
-            }
-        } else {
-            to = -1;
+        group = ip[24] == 0xff;
+        if ((proto == 6 && len < 14 + 40 + 20) || proto < 0)
+            goto mine;
+    } else if (type == 0x0800) {
+        ihl = (ip[0] & 0x0fu) * 4u;
+        if ((ip[0] >> 4) != 4 || ihl < 20 || len < 14 + ihl + 8 ||
+            (((ip[6] << 8) | ip[7]) & 0x3fff) != 0) /* a fragment */
+            goto mine;
+        l4 = ip + ihl;
+        memset(&f, 0, sizeof(f));
+        memcpy(&f.lip, ip + 16, 4);
+        memcpy(&f.rip, ip + 12, 4);
+        f.lport = (uint16_t)(l4[2] << 8 | l4[3]);
+        f.rport = (uint16_t)(l4[0] << 8 | l4[1]);
+        proto = ip[9];
+        group = is_group(f.lip);
+        if (proto == 6 && len < 14 + ihl + 20)
+            goto mine;
+        if (proto == 2) { /* IGMP: each stack has its own groups */
+            to_all(m);
+            return;
         }
-    } else if (ip[9] == 17 && is_group(f.lip)) {
+    } else {
+        goto mine;
+    }
+    if (proto == 6) {
+        to = tcp_to(&f, l4, m, &lid, &done);
+        if (done)
+            return;
+    } else if (proto == 17 && group) {
         udp_group(&f, m);
         return;
-    } else if (ip[9] == 2) { /* IGMP: each stack has its own groups */
-        to_all(m);
-        return;
-    } else if (ip[9] == 17) {
+    } else if (proto == 17) {
         to = pick_server(IPPROTO_UDP, &f, &lid);
         if (to == -2)
             to = -1;
