@@ -1,22 +1,28 @@
 #!/bin/bash
 # Scenario: stock servers that open AF_INET6 sockets, as their runtimes do
-# by default, accelerated under accel-run and answering a kernel client
-# over IPv4 (issue 21 item 1), and the reason a socket left on the kernel
-# gives (item 4).
-# Checks, each server's response body and its ACCEL_STATS (tcp_accept > 0,
-# so the connection came through the stack):
-#   * nginx `listen [::]:80 ipv6only=off` (dual stack, one AF_INET6
-#     listener);
+# by default, accelerated under accel-run and answering kernel clients over
+# IPv4 and IPv6 (issue 21), and the reason a socket left on the kernel
+# gives. The stack has ACCEL_IP6 (fd00:200::2, the lab's), veth-a has no
+# kernel address of either family, so an answer over IPv6 came from the
+# stack. Checks, each server's response bodies and its ACCEL_STATS
+# (tcp_accept: the connections came through the stack):
+#   * nginx `listen [::]:80 ipv6only=off` (one dual-stack listener): a
+#     kernel curl over IPv4 and one over IPv6;
 #   * nginx `listen 80; listen [::]:80` as Debian's default site has it
-#     (nginx's ipv6only=on default): the IPv4 listener on the stack, the
-#     IPv6-only one on the kernel with reason v6only (a warning line and
-#     kernel_why_v6only 1);
+#     (nginx's ipv6only=on default), master and worker: both families
+#     served, no socket left on the kernel;
+#   * the same without ACCEL_IP6: IPv4 served, the IPv6-only listener on
+#     the kernel with a warning and kernel_why_v6only 1;
 #   * a JVM com.sun.net.httpserver bound to the stack's IPv4 address with
 #     the JVM's default flags (AF_INET6 socket on ::ffff:10.200.0.2);
-#   * Node's http server listen(port) without a host (:: dual stack);
-#   * python3 -m http.server --bind :: (and without --bind);
-#   * a listener on 127.0.0.1 stays on the kernel with reason local_addr,
-#     one info line naming the fd and the address.
+#   * Node's http server listen(port) without a host (:: dual stack), over
+#     both families;
+#   * python3 -m http.server --bind :: (both families) and without --bind;
+#   * curl -6 accelerated, against a kernel nginx in the peer namespace;
+#   * nginx and curl both accelerated over memif, IPv6 only (fd00:201::/64):
+#     a 5 MB file, sha256 equal;
+#   * listeners on ::1 and 127.0.0.1 stay on the kernel with reason
+#     local_addr, one info line each naming the fd and the address.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 HERE=$(dirname "$(readlink -f "$0")")/dual
 
@@ -37,33 +43,49 @@ served() {
     fi
 }
 
+# stat_sum FILE NAME: counter NAME summed over the processes whose
+# ACCEL_STATS dumps FILE holds (nginx's master and workers).
+stat_sum() {
+    grep -Eo "stats: $2 +[0-9]+" "$1" | awk '{s += $NF} END {print s + 0}'
+}
+
 # accepted NAME FILE: the ACCEL_STATS in FILE count a stack accept.
 accepted() {
-    check_ge "$1: tcp_accept (through the stack)" "$(stat_get "$2" tcp_accept)" 1
-    check_ge "$1: sock_accel" "$(stat_get "$2" sock_accel)" 1
+    check_ge "$1: tcp_accept (through the stack)" "$(stat_sum "$2" tcp_accept)" 1
+    check_ge "$1: sock_accel" "$(stat_sum "$2" sock_accel)" 1
 }
 
 log "nginx: listen [::]:80 ipv6only=off"
 nginx_conf "$T/n1.conf" "[::]:80 ipv6only=off" "$T/www" off
 bg_start n1 AX ACCEL_STATS=1 nginx -c "$T/n1.conf" -p "$T" -e "$T/n1.error.log"
 wait_tcp K "$AIP" 80 30 || fail "nginx [::]:80 not reachable at $AIP:80"
-served "nginx [::]:80" "http://$AIP/page.html" "$T/www/page.html"
-served "nginx [::]:80 again" "http://$AIP/hello" "hello from nginx"
+served "nginx [::]:80 over IPv4" "http://$AIP/page.html" "$T/www/page.html"
+served "nginx [::]:80 over IPv6" "http://[$AIP6]/page.html" "$T/www/page.html"
+served "nginx [::]:80 over IPv6 again" "http://[$AIP6]/hello" "hello from nginx"
 bg_stop n1 QUIT
-accepted "nginx [::]:80" "$T/n1.error.log"
+check_ge "nginx [::]:80: tcp_accept (both families)" "$(stat_get "$T/n1.error.log" tcp_accept)" 3
 check_eq "nginx [::]:80: no socket on the kernel" "$(stat_get "$T/n1.error.log" sock_kernel)" 0
 
-log "nginx: listen 80 and listen [::]:80 (ipv6only=on, nginx's default)"
-nginx_conf "$T/n2.conf" "80" "$T/www" off "listen [::]:80;"
-bg_start n2 AX ACCEL_STATS=1 ACCEL_LOG_FILE="$T/n2.accel.log" nginx -c "$T/n2.conf" -p "$T" -e "$T/n2.error.log"
+log "nginx: listen 80 and listen [::]:80 (ipv6only=on, nginx's default), master and worker"
+nginx_conf "$T/n2.conf" "80" "$T/www" on "listen [::]:80;"
+bg_start n2 AX ACCEL_STATS=1 nginx -c "$T/n2.conf" -p "$T" -e "$T/n2.error.log"
 wait_tcp K "$AIP" 80 30 || fail "nginx listen 80 not reachable at $AIP:80"
-served "nginx listen 80 + [::]:80" "http://$AIP/page.html" "$T/www/page.html"
+served "nginx listen 80 + [::]:80 over IPv4" "http://$AIP/page.html" "$T/www/page.html"
+served "nginx listen 80 + [::]:80 over IPv6" "http://[$AIP6]/page.html" "$T/www/page.html"
 bg_stop n2 QUIT
-cat "$T/n2.accel.log" "$T/n2.error.log" >"$T/n2.all" 2>/dev/null
-accepted "nginx listen 80 + [::]:80" "$T/n2.all"
-check_eq "ipv6only listener: kernel_why_v6only" "$(stat_get "$T/n2.all" kernel_why_v6only)" 1
-check "ipv6only listener: a warning names the reason" \
-    grep -Eq 'warn.*bind \[::\]:80 stays on the kernel: an IPV6_V6ONLY socket' "$T/n2.all"
+check_ge "nginx listen 80 + [::]:80: tcp_accept" "$(stat_sum "$T/n2.error.log" tcp_accept)" 2
+check_eq "nginx listen 80 + [::]:80: no socket on the kernel" "$(stat_sum "$T/n2.error.log" sock_kernel)" 0
+
+log "nginx: the same without ACCEL_IP6"
+bg_start n3 AX ACCEL_IP6= ACCEL_STATS=1 ACCEL_LOG_FILE="$T/n3.accel.log" nginx -c "$T/n2.conf" -p "$T" -e "$T/n3.error.log"
+wait_tcp K "$AIP" 80 30 || fail "nginx listen 80 (no ACCEL_IP6) not reachable at $AIP:80"
+served "nginx without ACCEL_IP6 over IPv4" "http://$AIP/page.html" "$T/www/page.html"
+bg_stop n3 QUIT
+cat "$T/n3.accel.log" "$T/n3.error.log" >"$T/n3.all" 2>/dev/null
+accepted "nginx without ACCEL_IP6" "$T/n3.all"
+check_eq "IPv6-only listener without ACCEL_IP6: kernel_why_v6only" "$(stat_sum "$T/n3.all" kernel_why_v6only)" 1
+check "IPv6-only listener without ACCEL_IP6: a warning names the reason and the fix" \
+    grep -Eq 'warn.*bind \[::\]:80 stays on the kernel: an IPV6_V6ONLY socket.*set ACCEL_IP6' "$T/n3.all"
 
 log "JVM HttpServer on $AIP with default flags"
 bg_start jvm AX ACCEL_STATS=1 java "$HERE/HttpServe.java" "$AIP" 8081 20
@@ -75,14 +97,15 @@ bg_stop jvm
 accepted "JVM HttpServer" "$T/jvm.err"
 
 log "node: listen(port) without a host"
-bg_start node AX ACCEL_STATS=1 node "$HERE/serve.js" 8082 6
+bg_start node AX ACCEL_STATS=1 node "$HERE/serve.js" 8082 8
 wait_line "$T/node.out" listening 30 || fail "node did not start: $(tail -3 "$T/node.err")"
 check "node listens on :: (dual stack)" grep -q '"address":"::"' "$T/node.out"
-served "node listen(port)" "http://$AIP:8082/" "node"
+served "node listen(port) over IPv4" "http://$AIP:8082/" "node"
+served "node listen(port) over IPv6" "http://[$AIP6]:8082/" "node"
 pid=$(bg_pid node)
 busywait 20000 dead "$pid"
 bg_stop node
-accepted "node listen(port)" "$T/node.err"
+check_ge "node listen(port): tcp_accept (both families)" "$(stat_get "$T/node.err" tcp_accept)" 2
 
 n=0
 for bind in "--bind ::" ""; do
@@ -95,10 +118,40 @@ for bind in "--bind ::" ""; do
         --directory "$T/www" 8083
     wait_tcp K "$AIP" 8083 30 || fail "python http.server ${bind} not reachable"
     served "python http.server ${bind:-default}" "http://$AIP:8083/page.html" "$T/www/page.html"
-    busywait 15000 dead "$(bg_pid "py$n")"
+    [[ -z $bind ]] ||
+        served "python http.server $bind over IPv6" "http://[$AIP6]:8083/page.html" "$T/www/page.html"
+    check "python http.server ${bind:-default}: exits at SIGINT" \
+        busywait 15000 dead "$(bg_pid "py$n")"
     bg_stop "py$n"
+    check_eq "python http.server ${bind:-default}: exit status" "$?" 124
     accepted "python http.server ${bind:-default}" "$T/py$n.err"
 done
+
+log "curl -6 accelerated against a kernel nginx"
+nginx_conf "$T/k.conf" "[$KIP6]:8090" "$T/www" off
+bg_start kng K nginx -c "$T/k.conf" -p "$T" -e "$T/k.error.log"
+wait_tcp K "$KIP6" 8090 30 || fail "kernel nginx not listening on [$KIP6]:8090"
+AX ACCEL_STATS=1 curl -6 -sS -m 10 -o "$T/c6.got" "http://[$KIP6]:8090/page.html" 2>"$T/c6.err"
+check_eq "accelerated curl -6: exit status" "$?" 0
+check "accelerated curl -6: body equal" cmp "$T/www/page.html" "$T/c6.got"
+check_ge "accelerated curl -6: tcp_connect (through the stack)" "$(stat_get "$T/c6.err" tcp_connect)" 1
+bg_stop kng QUIT
+
+log "nginx and curl both accelerated over memif, IPv6 only"
+lab_has_memif_ns || fail "lab has no netns $NS_M"
+mkfile "$T/www/five.bin" 5000000
+SOCK=$T/memif6.sock
+nginx_conf "$T/m.conf" "[$MIP6_SRV]:80" "$T/www" off
+bg_start mng MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$SOCK" \
+    "ACCEL_IP=$MIP_SRV/24" "ACCEL_IP6=$MIP6_SRV/64" nginx -c "$T/m.conf" -p "$T" -e "$T/m.error.log"
+slowwait 20 memif_listening "$SOCK" || fail "the memif server never listened on $SOCK"
+MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=client,socket=$SOCK" "ACCEL_IP=$MIP_CLI/24" \
+    "ACCEL_IP6=$MIP6_CLI/64" curl -6 -sS -m 30 -o "$T/m6.got" "http://[$MIP6_SRV]/five.bin" 2>"$T/m6.err"
+check_eq "memif IPv6 curl: exit status" "$?" 0
+check_eq "memif IPv6: 5 MB sha256 equal" "$(sha "$T/m6.got" 2>/dev/null)" "$(sha "$T/www/five.bin")"
+check_ge "memif IPv6 curl: tcp_connect" "$(stat_get "$T/m6.err" tcp_connect)" 1
+bg_stop mng QUIT
+check_ge "memif IPv6 nginx: tcp_accept" "$(stat_get "$T/m.error.log" tcp_accept)" 1
 
 log "a listener on 127.0.0.1 says why it is on the kernel"
 AX ACCEL_STATS=1 ACCEL_LOG_LEVEL=info "$PY" -c '

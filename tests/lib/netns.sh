@@ -22,8 +22,12 @@
 
 KIP=10.200.0.1
 AIP=10.200.0.2
+KIP6=fd00:200::1 # accel-lab's (IPv6 on veth-k; the stack's ACCEL_IP6 below)
+AIP6=fd00:200::2
 MIP_SRV=10.201.0.1
 MIP_CLI=10.201.0.2
+MIP6_SRV=fd00:201::1 # memif pairs have no kernel: any prefix will do
+MIP6_CLI=fd00:201::2
 PY=/usr/bin/python3 # the system python (has scapy); pyenv shims do not
 LIBDIR=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")
 TEST_NAME=$(basename "$0" .sh)
