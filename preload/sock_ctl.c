@@ -599,9 +599,12 @@ mc_setsockopt(struct pl_sock *s, int fd, int name, const void *val,
 static int
 addrform(struct pl_sock *s, const void *val, socklen_t len)
 {
+    static const int rx6[] = {IPV6_RECVPKTINFO, IPV6_RECVHOPLIMIT,
+                              IPV6_RECVTCLASS, IPV6_2292PKTINFO,
+                              IPV6_2292HOPLIMIT};
     struct sockaddr_in6 peer;
     socklen_t plen = sizeof(peer);
-    int v, rc;
+    int v, rc, off = 0;
 
     if (val == NULL || len < (socklen_t)sizeof(int))
         return -EINVAL;
@@ -618,6 +621,13 @@ addrform(struct pl_sock *s, const void *val, socklen_t len)
     if (atomic_load(&s->v6only) || !IN6_IS_ADDR_V4MAPPED(&peer.sin6_addr))
         return -EADDRNOTAVAIL;
     atomic_store(&s->family, AF_INET);
+    /* udp_prot's recvmsg gives the IP_ control messages only: the stack
+     * socket forgets the IPv6 ones it was asked for. */
+    rt_lock();
+    for (size_t i = 0; i < sizeof(rx6) / sizeof(rx6[0]); i++)
+        (void)stk_sock_setsockopt(s->stk, IPPROTO_IPV6, rx6[i], &off,
+                                  sizeof(off));
+    rt_unlock();
     return 0;
 }
 

@@ -130,8 +130,8 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
                             &msg->msg_namelen);
         else if (rc >= 0) /* none (TCP) */
             msg->msg_namelen = 0;
-        if (rc >= 0) /* the stack delivers no control messages */
-            msg->msg_controllen = 0;
+        if (rc >= 0) /* the bytes of control messages the stack wrote */
+            msg->msg_controllen = m.msg_controllen;
         msg->msg_flags = m.msg_flags;
         if (rc == -EAGAIN && s->type == SOCK_DGRAM && atomic_load(&s->kside)) {
             ssize_t k =

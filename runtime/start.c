@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -346,7 +347,7 @@ start_ip6(void)
 static int
 start_stack(struct stk_netif_cfg *nc)
 {
-    int rc;
+    int rc, ifindex;
 
     nc->ip = base_cfg.ip_addr;
     nc->netmask = base_cfg.ip_mask;
@@ -361,7 +362,13 @@ start_stack(struct stk_netif_cfg *nc)
         return rc;
     rt__loop_reset();
     rt__isn_key_load();
+    /* The kernel's index of ACCEL_IFACE names the stack's interface
+     * (ip_mreqn, scope ids, IP_PKTINFO); a vdev has none (0). */
+    ifindex = base_cfg.vdev[0] == '\0' && base_cfg.iface[0] != '\0'
+                  ? (int)if_nametoindex(base_cfg.iface)
+                  : 0;
     rt_lock();
+    stk_set_ifindex(ifindex);
     {
         struct stk_tcp_cfg tc = {.rto_min_ms = base_cfg.tcp_rto_min_ms,
                                  .cc = tcp_cc_choice()};

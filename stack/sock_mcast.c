@@ -317,19 +317,6 @@ stk__mc_close(struct stk_sock *s)
     s->mc = NULL;
 }
 
-/* Linux reads these as an int, or as one byte when optlen is shorter. */
-static int
-get_small(const void *val, socklen_t len, int *out)
-{
-    if (val == NULL || len < 1)
-        return -EINVAL;
-    if (len >= (socklen_t)sizeof(int))
-        memcpy(out, val, sizeof(int));
-    else
-        *out = *(const unsigned char *)val;
-    return 0;
-}
-
 /* IP_MULTICAST_IF: in_addr, ip_mreq (its second address) or ip_mreqn. */
 static int
 set_if(struct stk_sock *s, const void *val, socklen_t len)
@@ -425,7 +412,9 @@ stk__mc_setsockopt(struct stk_sock *s, int name, const void *val, socklen_t len)
     case IP_MULTICAST_TTL:
     case IP_MULTICAST_LOOP:
     case IP_MULTICAST_ALL:
-        if ((rc = get_small(val, len, &v)) < 0)
+        if (len < 1) /* these have no meaning without a value */
+            return -EINVAL;
+        if ((rc = stk__opt_get_small(val, len, &v)) < 0)
             return rc;
         if (name == IP_MULTICAST_TTL && v == -1)
             v = 1;
@@ -598,24 +587,6 @@ stk__mc6_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len)
     return 0;
 }
 
-/* Linux's do_ip_getsockopt: a value that fits a byte comes back as one
- * byte when optlen is shorter than an int. */
-static int
-put_small(void *val, socklen_t *len, int v)
-{
-    if (val == NULL || len == NULL || (int)*len < 0)
-        return -EINVAL;
-    if (*len < (socklen_t)sizeof(int) && *len > 0 && v >= 0 && v <= 255) {
-        *(unsigned char *)val = (unsigned char)v;
-        *len = 1;
-        return 0;
-    }
-    if (*len > (socklen_t)sizeof(int))
-        *len = sizeof(int);
-    memcpy(val, &v, (size_t)*len);
-    return 0;
-}
-
 int
 stk__mc_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len)
 {
@@ -626,11 +597,11 @@ stk__mc_getsockopt(struct stk_sock *s, int name, void *val, socklen_t *len)
         return -ENOPROTOOPT;
     switch (name) {
     case IP_MULTICAST_TTL:
-        return put_small(val, len, m ? m->ttl : 1);
+        return stk__opt_put_small(val, len, m ? m->ttl : 1);
     case IP_MULTICAST_LOOP:
-        return put_small(val, len, m ? m->loop : 1);
+        return stk__opt_put_small(val, len, m ? m->loop : 1);
     case IP_MULTICAST_ALL:
-        return put_small(val, len, m ? m->all : 1);
+        return stk__opt_put_small(val, len, m ? m->all : 1);
     case IP_MULTICAST_IF:
         if (val == NULL || len == NULL || (int)*len < 0)
             return -EINVAL;

@@ -45,6 +45,37 @@ put_int(void *val, socklen_t *len, int v)
     return 0;
 }
 
+int
+stk__opt_get_small(const void *val, socklen_t len, int *out)
+{
+    *out = 0; /* do_ip_setsockopt: optlen 0 is a value of 0 */
+    if (len == 0)
+        return 0;
+    if (val == NULL)
+        return -EINVAL;
+    if (len >= (socklen_t)sizeof(int))
+        memcpy(out, val, sizeof(int));
+    else
+        *out = *(const unsigned char *)val;
+    return 0;
+}
+
+int
+stk__opt_put_small(void *val, socklen_t *len, int v)
+{
+    if (val == NULL || len == NULL || (int)*len < 0)
+        return -EINVAL;
+    if (*len < (socklen_t)sizeof(int) && *len > 0 && v >= 0 && v <= 255) {
+        *(unsigned char *)val = (unsigned char)v;
+        *len = 1;
+        return 0;
+    }
+    if (*len > (socklen_t)sizeof(int))
+        *len = sizeof(int);
+    memcpy(val, &v, (size_t)*len);
+    return 0;
+}
+
 /* Linux sock_setsockopt: min(val, max) * 2, at least the minimum. */
 static int
 linux_buf(int v, int min)
@@ -278,10 +309,49 @@ get_ipv6(struct stk_sock *s, int name, void *val, socklen_t *len)
     }
 }
 
+/* The options asking for control messages (IP_PKTINFO, IPV6_RECVPKTINFO,
+ * ...: sock_cmsg.c): IPPROTO_IP ones on any socket, as ip_setsockopt
+ * (an AF_INET6 UDP socket passes them on to it), IPPROTO_IPV6 ones on an
+ * AF_INET6 socket, as do_ipv6_setsockopt. */
+static int
+set_cmsg(struct stk_sock *s, int level, uint16_t bit, const void *val,
+         socklen_t len)
+{
+    int v, rc;
+
+    if (level == IPPROTO_IPV6 && !s->inet6)
+        return -ENOPROTOOPT;
+    rc = level == IPPROTO_IP ? stk__opt_get_small(val, len, &v)
+                             : get_int(val, len, &v);
+    if (rc < 0)
+        return rc;
+    if (v != 0)
+        s->rxcmsg |= bit;
+    else
+        s->rxcmsg &= (uint16_t)~bit;
+    return 0;
+}
+
+static int
+get_cmsg(struct stk_sock *s, int level, uint16_t bit, void *val, socklen_t *len)
+{
+    int on = (s->rxcmsg & bit) != 0;
+
+    if (level == IPPROTO_IP)
+        return stk__opt_put_small(val, len, on);
+    if (!s->inet6)
+        return -ENOPROTOOPT;
+    return put_int(val, len, on);
+}
+
 int
 stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
                 socklen_t len)
 {
+    uint16_t bit = stk__cmsg_bit(level, name);
+
+    if (bit != 0)
+        return set_cmsg(s, level, bit, val, len);
     if (level == SOL_SOCKET)
         return set_sol_socket(s, name, val, len);
     if (level == IPPROTO_TCP)
@@ -463,7 +533,10 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
                 socklen_t *len)
 {
     bool tcp = s->type == SOCK_STREAM;
+    uint16_t bit = stk__cmsg_bit(level, name);
 
+    if (bit != 0)
+        return get_cmsg(s, level, bit, val, len);
     if (level == SOL_SOCKET) {
         switch (name) {
         case SO_TYPE:

@@ -92,6 +92,7 @@ stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
 
     msg->msg_flags = 0;
     msg->msg_namelen = 0;
+    msg->msg_controllen = 0; /* no control messages on TCP */
     if (s->st == STK_TCP_LISTEN)
         return -ENOTCONN;
     if (flags & MSG_OOB)

@@ -1,13 +1,15 @@
 /*
  * UDP sockets over lwIP's raw API: bind, connect (default peer; AF_UNSPEC
  * dissolves it), sendmsg to msg_name or the default peer, and a receive
- * queue of datagrams with their source, bounded by SO_RCVBUF (drops are
- * counted in udp_rx_drop_full). A connected socket only receives from its
- * peer (lwIP's pcb matching does that filtering, as Linux does), and gets
- * the ICMP errors its datagrams caused (icmp_err.c) as a pending error
- * that the next recv or send returns. A datagram to a multicast group
- * goes to every socket on the port that takes it (deliver_mcast), as on
- * Linux; memberships and filters are in sock_mcast.c.
+ * queue of datagrams with their source and what their control messages
+ * tell (sock_cmsg.c: IP_PKTINFO, IPV6_PKTINFO, ...), bounded by SO_RCVBUF
+ * (drops are counted in udp_rx_drop_full). A connected socket only
+ * receives from its peer (lwIP's pcb matching does that filtering, as
+ * Linux does), and gets the ICMP errors its datagrams caused (icmp_err.c)
+ * as a pending error that the next recv or send returns. A datagram to a
+ * multicast group goes to every socket on the port that takes it
+ * (deliver_mcast), as on Linux; memberships and filters are in
+ * sock_mcast.c.
  * Ephemeral ports come from lwIP (random start in 32768-60999).
  */
 #include <errno.h>
@@ -20,7 +22,8 @@
 #include "stats.h"
 #include "stk_priv.h"
 
-/* Queue datagram p (this reference is taken) on s. */
+/* Queue datagram p (this reference is taken) on s, with what its control
+ * messages need: lwIP's receive callback runs (ip_current_*). */
 static void
 enqueue(struct stk_sock *s, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
@@ -33,6 +36,7 @@ enqueue(struct stk_sock *s, struct pbuf *p, const ip_addr_t *addr, u16_t port)
         pbuf_free(p);
         return;
     }
+    stk__cmsg_note(s, stk__ring_at(&s->rxq, s->rxq.count - 1));
     s->rx_bytes += cost;
     stk__changed(s, true);
 }
@@ -268,6 +272,7 @@ stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     } else {
         msg->msg_namelen = 0;
     }
+    stk__cmsg_put(s, it, msg);
     if (!(flags & MSG_PEEK)) {
         s->rx_bytes -= len + STK_UDP_OVERHEAD;
         stk__ring_pop(&s->rxq);

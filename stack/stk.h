@@ -193,7 +193,10 @@ int stk_sock_connect(struct stk_sock *s, const struct sockaddr *addr,
                      socklen_t len);
 
 /** Non-blocking receive into msg (iov, name, namelen; flags MSG_PEEK,
- *  MSG_TRUNC for UDP; MSG_WAITALL is the caller's loop). 0 at EOF. */
+ *  MSG_TRUNC for UDP; MSG_WAITALL is the caller's loop). 0 at EOF. On
+ *  success msg_controllen is the bytes of control messages written at
+ *  msg_control (UDP: IP_PKTINFO, IPV6_PKTINFO, ... as asked for, with
+ *  Linux's layout and MSG_CTRUNC; 0 when none). */
 ssize_t stk_sock_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags);
 
 /** Non-blocking send: partial writes, -EAGAIN when no room, -EPIPE after

@@ -38,11 +38,16 @@ extern "C" {
  * (roughly Linux's skb truesize overhead). */
 #define STK_UDP_OVERHEAD 768
 
-/** A ring of received items (TCP: pbuf chains; UDP: datagrams). */
+/** A ring of received items (TCP: pbuf chains; UDP: datagrams, with what
+ *  their control messages tell, recorded when queued: sock_cmsg.c). */
 struct stk_rx_item {
     struct pbuf *p;
     ip_addr_t addr; /* UDP source */
     uint16_t port;  /* UDP source, host order */
+    uint8_t tos;    /* UDP: IPv4 TOS or IPv6 traffic class */
+    uint8_t ttl;    /* UDP: IPv4 TTL or IPv6 hop limit */
+    int ifindex;    /* UDP: arrival interface (IPv4: 0 unless asked for) */
+    ip_addr_t dst;  /* UDP: the datagram's destination */
 };
 
 struct stk_ring {
@@ -139,6 +144,23 @@ struct stk_sock {
     /* UDP multicast options and memberships (sock_mcast.c); NULL until
      * the first multicast option: Linux's defaults. */
     struct stk_mcast *mc;
+
+    /* The control messages a receive gives (STK_CMSG_* bits): IP_PKTINFO,
+     * IPV6_RECVPKTINFO and the others of sock_cmsg.c. */
+    uint16_t rxcmsg;
+};
+
+/** stk_sock.rxcmsg: one bit per option asking for a control message
+ *  (Linux's inet->cmsg_flags and ipv6_pinfo->rxopt). */
+enum {
+    STK_CMSG_PKTINFO = 1u << 0,      /* IP_PKTINFO */
+    STK_CMSG_TTL = 1u << 1,          /* IP_RECVTTL */
+    STK_CMSG_TOS = 1u << 2,          /* IP_RECVTOS */
+    STK_CMSG_PKTINFO6 = 1u << 3,     /* IPV6_RECVPKTINFO */
+    STK_CMSG_HOPLIMIT6 = 1u << 4,    /* IPV6_RECVHOPLIMIT */
+    STK_CMSG_TCLASS6 = 1u << 5,      /* IPV6_RECVTCLASS */
+    STK_CMSG_2292PKTINFO = 1u << 6,  /* IPV6_2292PKTINFO */
+    STK_CMSG_2292HOPLIMIT = 1u << 7, /* IPV6_2292HOPLIMIT */
 };
 
 /** The listening sockets sharing one lwIP listening pcb (SO_REUSEPORT);
@@ -293,7 +315,28 @@ bool stk__mc_all(const struct stk_sock *s);
 /** Leave every group s joined and free its multicast state. */
 void stk__mc_close(struct stk_sock *s);
 
+/* sock_cmsg.c */
+/** The option (level, name) asks for a control message: its STK_CMSG_*
+ *  bit, or 0. */
+uint16_t stk__cmsg_bit(int level, int name);
+/** At queueing time, in lwIP's UDP receive callback (ip_current_*):
+ *  the destination, TOS/traffic class, TTL/hop limit and interface of
+ *  the datagram in it, for s (Linux's ipv4_pktinfo_prepare). */
+void stk__cmsg_note(const struct stk_sock *s, struct stk_rx_item *it);
+/** The control messages s asks for about datagram it into msg, as
+ *  Linux's put_cmsg: msg_controllen becomes the bytes written (0 when
+ *  none), MSG_CTRUNC when the buffer was too small; msg_control itself
+ *  is not moved. */
+void stk__cmsg_put(const struct stk_sock *s, const struct stk_rx_item *it,
+                   struct msghdr *msg);
+
 /* sock_opt.c */
+/** An IPPROTO_IP flag option's value as do_ip_setsockopt reads it: an
+ *  int, or one byte when optlen is shorter (0 when optlen is 0). */
+int stk__opt_get_small(const void *val, socklen_t len, int *out);
+/** An IPPROTO_IP value as do_ip_getsockopt gives it: one byte when optlen
+ *  is shorter than an int and the value fits one. */
+int stk__opt_put_small(void *val, socklen_t *len, int v);
 int stk__setsockopt(struct stk_sock *s, int level, int name, const void *val,
                     socklen_t len);
 int stk__getsockopt(struct stk_sock *s, int level, int name, void *val,

@@ -149,3 +149,10 @@ stk_netif_set_gw6(const struct in6_addr *gw)
     (void)gw;
     return -EOPNOTSUPP;
 }
+
+/* The interface's index: the stand-ins have no sockets that name it. */
+void
+stk_set_ifindex(int ifindex)
+{
+    (void)ifindex;
+}
