@@ -138,6 +138,28 @@ all_own_queues(const struct sh_svc *v)
  * as a shared accept queue would hand them out: prefork servers whose
  * children serve one connection at a time depend on it); otherwise the
  * hash of the 4-tuple picks, as SO_REUSEPORT does. */
+/* Nobody serves the port at the moment. If one process alone holds the
+ * listening socket (its forked servers exited, say), the connection is
+ * its: its stack queues it, as Linux's listener does until accept(). With
+ * several holders (nginx's master and workers between two workers) the
+ * SYN is dropped (-2) and sent again by the peer, by when one serves:
+ * queued in a process that never accepts, it would wait for good. */
+static int
+sole_holder(const struct sh_svc *v)
+{
+    int only = -2;
+
+    for (int i = 0; i < SH_SLOTS; i++) {
+        if (v->copies[i] == 0 ||
+            atomic_load(&rt__sh->slot[i].state) != SLOT_LIVE)
+            continue;
+        if (only != -2)
+            return -2;
+        only = i;
+    }
+    return only;
+}
+
 static int
 pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
 {
@@ -147,7 +169,7 @@ pick_server(int proto, const struct stk_flow *f, uint32_t *lid)
     if (v == NULL)
         return -1;
     if (v->n == 0)
-        return -2;
+        return sole_holder(v);
     h = rt__sh_flow_hash(f);
     /* Several queues: the frame came in on a queue this process polls
      * (its own, as the NIC's RSS or the kernel's fanout chose): if it
