@@ -53,16 +53,23 @@ rt__sh_flow_canon(const struct stk_flow *f, struct stk_flow *out)
     out->rport = f->rport;
 }
 
+/* The hash of a flow already in the table's form. */
+static uint32_t
+hash_canon(const struct stk_flow *c)
+{
+    uint64_t w[2] = {(uint64_t)c->lip << 32 | c->rip,
+                     (uint64_t)c->lport << 16 | c->rport};
+
+    return (uint32_t)base_siphash(rt__sh->key, w, 2, 1, 3);
+}
+
 uint32_t
 rt__sh_flow_hash(const struct stk_flow *f)
 {
     struct stk_flow c;
-    uint64_t w[2];
 
     rt__sh_flow_canon(f, &c);
-    w[0] = (uint64_t)c.lip << 32 | c.rip;
-    w[1] = (uint64_t)c.lport << 16 | c.rport;
-    return (uint32_t)base_siphash(rt__sh->key, w, 2, 1, 3);
+    return hash_canon(&c);
 }
 
 static bool
@@ -90,8 +97,8 @@ rt__sh_flow_find(const struct stk_flow *f0)
     struct stk_flow c, *f = &c;
 
     rt__sh_flow_canon(f0, &c);
-    for (uint32_t i = rt__sh_flow_hash(f) & (SH_FLOWS - 1);
-         rt__sh->flow[i].used; i = (i + 1) & (SH_FLOWS - 1))
+    for (uint32_t i = hash_canon(f) & (SH_FLOWS - 1); rt__sh->flow[i].used;
+         i = (i + 1) & (SH_FLOWS - 1))
         if (flow_eq(&rt__sh->flow[i], f))
             return &rt__sh->flow[i];
     return NULL;
@@ -105,7 +112,7 @@ rt__sh_flow_insert(const struct stk_flow *f0)
     uint32_t i;
 
     rt__sh_flow_canon(f0, &c);
-    for (i = rt__sh_flow_hash(f) & (SH_FLOWS - 1); rt__sh->flow[i].used;
+    for (i = hash_canon(f) & (SH_FLOWS - 1); rt__sh->flow[i].used;
          i = (i + 1) & (SH_FLOWS - 1))
         if (flow_eq(&rt__sh->flow[i], f))
             return &rt__sh->flow[i];
@@ -171,7 +178,7 @@ rt__sh_flow_erase(struct sh_flow *e)
                               .rip = rt__sh->flow[j].rip,
                               .lport = rt__sh->flow[j].lport,
                               .rport = rt__sh->flow[j].rport};
-        home = rt__sh_flow_hash(&g) & (SH_FLOWS - 1);
+        home = hash_canon(&g) & (SH_FLOWS - 1);
         if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
             continue;
         rt__sh->flow[i] = rt__sh->flow[j];
