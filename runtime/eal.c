@@ -92,8 +92,12 @@ static int
 bpf_log_print(int level, const char *fmt, va_list ap)
 {
     /* Their levels: 0 warn, 1 info, 2 debug (the object's sections,
-     * maps and relocations: some 60 lines per start). */
-    int ours = level == 0   ? BASE_LOG_WARN
+     * maps and relocations: some 60 lines per start). A warning while a
+     * driver is tried quietly (af_xdp before the af_packet fallback) is
+     * as quiet as the port's own failure lines. */
+    int warn = rt__port_fail_level > BASE_LOG_WARN ? rt__port_fail_level
+                                                   : BASE_LOG_WARN;
+    int ours = level == 0   ? warn
                : level == 1 ? BASE_LOG_INFO
                             : BASE_LOG_DEBUG;
     char buf[512];
