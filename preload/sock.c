@@ -662,6 +662,26 @@ pl_sock_events(struct pl_sock *s, int fd, uint32_t *gen)
     return ev;
 }
 
+struct ready_arg {
+    struct pl_sock *s;
+    uint32_t want;
+};
+
+/* rt_block_until's condition for a socket call's wait: the event it waits
+ * for (or an error or hang-up, which the retried call reports), or the
+ * socket is no longer the stack's. Not for send: a write may need more
+ * room than the EPOLLOUT mark promises, and would then retry in a loop. */
+static bool
+sock_ready(void *arg)
+{
+    const struct ready_arg *r = arg;
+
+    if (pl_sock_state(r->s) != PL_SOCK_ACCEL)
+        return true;
+    return (stk_sock_events(r->s->stk, NULL) &
+            (r->want | EPOLLERR | EPOLLHUP)) != 0;
+}
+
 int
 pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
              enum rt_wait_kind kind, unsigned *sig0)
@@ -673,7 +693,9 @@ pl_sock_wait(struct pl_sock *s, int fd, uint32_t want, int64_t deadline,
 
     if (ms == 0)
         return -EAGAIN;
-    rc = rt_block(kind, n ? &pfd : NULL, n, ms, NULL, *sig0);
+    rc = rt_block_until(kind, n ? &pfd : NULL, n, ms, NULL, *sig0,
+                        kind == RT_WAIT_SEND ? NULL : sock_ready,
+                        &(struct ready_arg){s, want});
     if (rc == -EINTR)
         *sig0 = rt_sig_count; /* that handler is spent if the call restarts */
     return rc < 0 ? rc : 0;

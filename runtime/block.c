@@ -174,7 +174,9 @@ is_port_socket(int fd)
     return dom == AF_XDP || dom == AF_PACKET;
 }
 
-/* Call fn for every open fd below 4096 (via /proc/self/fd). */
+/* Call fn for every open fd below 4096 (via /proc/self/fd) but the
+ * placeholders fdplace.c holds while the port starts (some 800 dups of
+ * /dev/null: a getsockopt each would be a millisecond of the start). */
 static void
 for_each_fd(void (*fn)(int fd))
 {
@@ -191,7 +193,8 @@ for_each_fd(void (*fn)(int fd))
             char *end;
             long fd = strtol(d->d_name, &end, 10);
 
-            if (*end == '\0' && d->d_name[0] != '\0' && fd != dfd && fd < 4096)
+            if (*end == '\0' && d->d_name[0] != '\0' && fd != dfd &&
+                fd < 4096 && !rt__fd_reserved((int)fd))
                 fn((int)fd);
             off += d->d_reclen;
         }
@@ -485,6 +488,15 @@ int
 rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
          int timeout_ms, const void *sigmask, unsigned sig0)
 {
+    return rt_block_until(kind, extra, nextra, timeout_ms, sigmask, sig0, NULL,
+                          NULL);
+}
+
+int
+rt_block_until(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
+               int timeout_ms, const void *sigmask, unsigned sig0,
+               bool (*ready)(void *), void *arg)
+{
     int saved = errno, rc = 0, ms;
     uint64_t now = base_now_ns(), gen0;
     uint64_t end =
@@ -515,6 +527,15 @@ rt_block(enum rt_wait_kind kind, struct pollfd *extra, int nextra,
     atomic_fetch_add(&waiters, 1);
     gen0 = atomic_load(&wake_gen);
     rt_flush(); /* what this thread deferred goes out before it waits */
+    if (ready != NULL) {
+        bool now_ready;
+
+        rt_lock();
+        now_ready = ready(arg);
+        rt_unlock();
+        if (now_ready)
+            goto out;
+    }
     spin_usec = spin_budget_usec(kind, now);
     if (spin_usec > 0 && timeout_ms != 0) {
         uint64_t spin_end = now + (uint64_t)spin_usec * 1000u;
@@ -641,9 +662,17 @@ rt__sleep_port(int timeout_ms)
     r = raw_ppoll(pfds, n, timeout_ms, NULL);
     if (sefd >= 0)
         rt__dp->sleep_end(r > 0 && pfds[n - 1].revents != 0);
-    if (rt__port.wait_kind == RT__WAIT_INTR) {
+    if (rt__port.wait_kind == RT__WAIT_INTR || r > 0) {
         rt_lock();
-        rt__port_intr_disarm();
+        if (rt__port.wait_kind == RT__WAIT_INTR)
+            rt__port_intr_disarm();
+        /* What woke this thread is handled here: sleep_end consumed the
+         * slot's eventfd, which an application thread that went to sleep
+         * meanwhile also waits on (the progress thread, seeing it asleep,
+         * would not poll again, and the frames would wait for a timer:
+         * 100 ms for a joined process's first ARP reply). */
+        if (r > 0)
+            rt_poll();
         rt_unlock();
     }
     return r < 0 ? -errno : (int)r;

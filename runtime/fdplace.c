@@ -78,6 +78,24 @@ rt__fd_reserve_low(void)
     }
 }
 
+bool
+rt__fd_reserved(int fd)
+{
+    int lo = 0, hi = nreserved - 1;
+
+    while (lo <= hi) { /* reserved[] is ascending: dup takes the lowest */
+        int mid = lo + (hi - lo) / 2;
+
+        if (reserved[mid] == fd)
+            return true;
+        if (reserved[mid] < fd)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return false;
+}
+
 void
 rt__fd_release_low(void)
 {

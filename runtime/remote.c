@@ -130,6 +130,11 @@ rt__rm_start(int memfd, const int *efds, int slot, char *reason, size_t rn)
     txf = tb;
     rt__sh = r;
     rt__sh_me = slot;
+    /* Active from the start: a process joins to use the network, and the
+     * answer to its first ARP request may reach the port before its first
+     * drain would mark it (to_all gives ARP only to active slots; the
+     * connect then waited for a timer, 100 ms). */
+    atomic_store(&rt__sh->slot[slot].active, true);
     rt__port.up = true;
     rt__port.burst =
         base_cfg.burst > RT__MAX_BURST ? RT__MAX_BURST : base_cfg.burst;

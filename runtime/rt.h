@@ -64,6 +64,18 @@ struct pollfd;
 int rt_block(enum rt_wait_kind kind, struct pollfd *extra_fds, int nextra,
              int timeout_ms, const void *sigmask, unsigned sig0);
 
+/**
+ * rt_block() for a wait on a condition the stack changes: ready(arg) is
+ * asked (stack lock held) once the wait counts as a waiter, before it spins
+ * or sleeps, and the wait returns 0 at once when it holds. An event the
+ * stack signalled between the caller's last attempt and the wait (another
+ * thread's poll completed a handshake or queued data) is then not missed:
+ * rt_wakeup() only wakes waiters already counted.
+ */
+int rt_block_until(enum rt_wait_kind kind, struct pollfd *extra_fds, int nextra,
+                   int timeout_ms, const void *sigmask, unsigned sig0,
+                   bool (*ready)(void *), void *arg);
+
 /** Wake every thread sleeping in rt_block(). Cheap when nobody sleeps. */
 void rt_wakeup(void);
 

@@ -77,6 +77,8 @@ extern _Atomic int rt__sleepers;
 /* Set in the progress thread. */
 extern __thread bool rt__is_progress;
 
+/* eal_fast.c: true when the EAL start-up shortcuts are linked in. */
+extern const bool rt__eal_fast;
 /* eal.c */
 int rt__eal_init(const struct base_cfg *cfg);
 int rt__eal_probe(const char *devargs, uint16_t *port_id);
@@ -138,6 +140,8 @@ void rt__port_stats_dump(long pid);
 int rt__fd_base(void);
 void rt__fd_reserve_low(void);
 void rt__fd_release_low(void);
+/* fd is one of the placeholders rt__fd_reserve_low holds. */
+bool rt__fd_reserved(int fd);
 /** Move fd above the base (F_DUPFD_CLOEXEC + close); returns the new fd,
  *  or fd itself when it is already high or the move failed. */
 int rt__fd_move_high(int fd);
