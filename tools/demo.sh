@@ -11,13 +11,17 @@
 # req/s, p50 and p99 for both and the ratio, then the accelerated process's
 # ACCEL_STATS=1 counters. DEMO_SECONDS (default 5) sets each wrk run,
 # DEMO_CONNECTIONS (default 32) wrk's connections; ACCEL_LAB_TAG runs the
-# demo in a private lab (see accel-lab).
+# demo in a private lab (see accel-lab). DEMO_ACCEL_RUN names the accel-run
+# to use (default: the one on PATH; /usr/bin/accel-run is the Debian
+# package's) and DEMO_SETUP=0 skips tools/setup.sh (the package test,
+# tests/integration/deb_package.sh, sets both).
 set -u
 set -o pipefail
 
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 SECS=${DEMO_SECONDS:-5}
 CONNS=${DEMO_CONNECTIONS:-32}
+ACCEL_RUN=${DEMO_ACCEL_RUN:-accel-run}
 KIP=10.200.0.1
 AIP=10.200.0.2
 TAG=${ACCEL_LAB_TAG:-}
@@ -32,7 +36,10 @@ die() {
 }
 [[ $(id -u) -eq 0 ]] || die "must run as root (sudo $0)"
 
-"$REPO/tools/setup.sh" || die "setup failed"
+if [[ ${DEMO_SETUP:-1} != 0 ]]; then
+    "$REPO/tools/setup.sh" || die "setup failed"
+fi
+command -v "$ACCEL_RUN" >/dev/null || die "$ACCEL_RUN not found (DEMO_ACCEL_RUN)"
 
 W=$(mktemp -d /tmp/accel-demo.XXXXXX)
 chmod 755 "$W"
@@ -129,7 +136,7 @@ fi
 
 echo "== accelerated nginx ($IF_A has no kernel IP: only the userspace stack can answer)"
 # shellcheck disable=SC2086
-start_nginx "$W/accel.err" env -u ACCEL_LAB_TAG $ACCEL_ENV ACCEL_STATS=1 accel-run ||
+start_nginx "$W/accel.err" env -u ACCEL_LAB_TAG $ACCEL_ENV ACCEL_STATS=1 "$ACCEL_RUN" ||
     die "accelerated nginx did not start"
 bench accel
 stop_nginx

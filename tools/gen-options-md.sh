@@ -10,6 +10,11 @@
 #                                     (full) and <!-- options-brief:begin -->
 #                                     .. <!-- options-brief:end --> (brief)
 #   gen-options-md.sh --check FILE    exit 1 when a table of FILE is out of date
+#   gen-options-md.sh --man IN OUT    write IN to OUT with its line
+#                                     `.\" OPTIONS-TABLE` replaced by every
+#                                     option in roff (.TP paragraphs): the
+#                                     OPTIONS section of accel(7), made at
+#                                     build time (docs/man/CMakeLists.txt)
 set -eu
 REPO=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 DEF=${ACCEL_OPTIONS_DEF:-$REPO/base/cfg_options.def}
@@ -92,13 +97,47 @@ def brief_table(path):
         rows.append(f'| `{name}` | {d} | {cell(brief(doc))} |')
     return '\n'.join(rows) + '\n'
 
+def roff(s):
+    """Text for a roff line: backslashes escaped, a leading hyphen (an
+    option such as --no-huge) as a minus, never a control character first."""
+    s = s.replace('\\', '\\e')
+    s = re.sub(r'(?<![A-Za-z0-9])-', r'\\-', s)
+    return '\\&' + s if s[:1] in ('.', "'") else s
+
+def man(path):
+    out = []
+    for name, _field, typ, default, lo, hi, doc in parse(path):
+        if typ == 'u32':
+            what = f'an integer, {lo} .. {hi}'
+        elif typ == 'u32w':
+            what = f'an integer, {lo} .. {hi}, or \\fB{roff(default)}\\fP'
+        elif typ == 'enum':
+            what = 'one of ' + ', '.join(f'\\fB{roff(w)}\\fP' for w in lo.split('|'))
+        elif typ == 'bool':
+            what = '0 or 1 (also yes/no, on/off, true/false)'
+        else:
+            what = 'text'
+        d = f'\\fB{roff(default)}\\fP' if default != '' else 'empty'
+        end = '' if doc.endswith('.') else '.'
+        out += ['.TP', f'.B {name}', roff(doc) + end, '.br',
+                f'Value: {what}; default: {d}.']
+    return '\n'.join(out) + '\n'
+
 MARKS = {'options': table, 'options-brief': brief_table}
 path, args = sys.argv[1], sys.argv[2:]
 if not args or args == ['--brief']:
     sys.stdout.write((brief_table if args else table)(path))
     sys.exit(0)
+if len(args) == 3 and args[0] == '--man':
+    MARK = '.\\" OPTIONS-TABLE\n'
+    lines = open(args[1]).readlines()
+    if MARK not in lines:
+        sys.exit(f'{args[1]}: no line {MARK.strip()!r}')
+    text = ''.join(man(path) if l == MARK else l for l in lines)
+    open(args[2], 'w').write(text)
+    sys.exit(0)
 if len(args) != 2 or args[0] not in ('--update', '--check'):
-    sys.exit('usage: gen-options-md.sh [--brief] | [--update|--check FILE]')
+    sys.exit('usage: gen-options-md.sh [--brief] | [--update|--check FILE] | --man IN OUT')
 doc = open(args[1]).read()
 new, found = doc, 0
 for mark, make in MARKS.items():

@@ -16,6 +16,10 @@
 #                  acceptance-loss); a missing script fails its suite when
 #                  ../shared/acceptance exists or TEST_REQUIRE_ACCEPTANCE=1
 #                  (.ci/run sets it), and is counted as skipped otherwise
+#   package        ctest -L package: the Debian package built from the tree
+#                  (tools/build-deb.sh, lintian), installed, the demo run
+#                  from /usr/bin, purged (tests/integration/deb_package.sh);
+#                  last, as it installs system-wide and takes the lab down
 #
 # Each suite is counted once; the last line is "N passed, N failed[, N
 # skipped]" and the exit status is non-zero when any suite failed. Suite output goes to
@@ -147,6 +151,8 @@ for a in foundation nginx loss; do
         SKIPPED=$((SKIPPED + 1))
     fi
 done
+
+suite package 1000 ctest_in "$BUILD" '^package$'
 
 ((FAILED == 0)) || echo "failed suites: ${FAILED_NAMES[*]}"
 echo "$PASSED passed, $FAILED failed$( ((SKIPPED == 0)) || echo ", $SKIPPED skipped")"
