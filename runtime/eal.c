@@ -97,9 +97,7 @@ bpf_log_print(int level, const char *fmt, va_list ap)
      * as quiet as the port's own failure lines. */
     int warn = rt__port_fail_level > BASE_LOG_WARN ? rt__port_fail_level
                                                    : BASE_LOG_WARN;
-    int ours = level == 0   ? warn
-               : level == 1 ? BASE_LOG_INFO
-                            : BASE_LOG_DEBUG;
+    int ours = level == 0 ? warn : level == 1 ? BASE_LOG_INFO : BASE_LOG_DEBUG;
     char buf[512];
     int n;
 

@@ -147,6 +147,7 @@ main(int argc, char **argv)
         return serve(atoi(argv[2]));
     if (argc == 4 && strcmp(argv[1], "connect") == 0)
         return connect_once(argv[2], atoi(argv[3]));
-    fprintf(stderr, "usage: firstconn serve PORT | firstconn connect IP PORT\n");
+    fprintf(stderr,
+            "usage: firstconn serve PORT | firstconn connect IP PORT\n");
     return 2;
 }
