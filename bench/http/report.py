@@ -6,7 +6,9 @@ writes BASE.json, BASE.md, BASE.png. POINTS_JSONL holds one wrkparse.py
 object per point; META_TSV key<TAB>value lines from run.sh (values that are
 files: nginx_conf_<series>, stats/<series>/<n>, perf_<series>, perf_wrk_<series>).
 Ratios are accel/kernel for the same point measured in the same run; both
-topologies are compared with the one kernel series.
+topologies are compared with the one kernel series. Topology B over IPv6
+(series accel_b6) is compared with topology B (over IPv4) instead: its
+ratios are IPv6/IPv4.
 """
 import os
 import re
@@ -30,6 +32,14 @@ from benchlib import (  # noqa: E402
 KERNEL = "kernel"
 # topology, accelerated series, what runs where
 TOPOLOGIES, KERNEL_DESC = series_desc("wrk", "nginx")
+TOPOLOGIES.append(("B", "accel_b6", "wrk under accel-run -> nginx under accel-run, both in "
+                   "netns accel-m, over memif, over IPv6: nginx `listen [fd00:201::1]:80`, wrk "
+                   "to `http://[fd00:201::1]/`, both ends with ACCEL_IP6 (fd00:201::1/64 and "
+                   "fd00:201::2/64) besides ACCEL_IP"))
+# What a series is compared with (the kernel unless named here), and its
+# name in the tables.
+BASELINE = {"accel_b6": "accel_b"}
+SIDE = {KERNEL: "kernel", "accel_a": "accel", "accel_b": "accel", "accel_b6": "accel IPv6"}
 # topology, target text, series, (conns, keepalive), metric, op, bound
 TARGETS = [
     ("B", "req/s keep-alive c=32 >= 3x kernel", "accel_b", (32, True), "rps", ">=", 3.0),
@@ -37,6 +47,8 @@ TARGETS = [
      3.0),
     ("A", "req/s keep-alive c=32 >= 1.3x kernel", "accel_a", (32, True), "rps", ">=", 1.3),
     ("A", "p50 keep-alive c=1 <= half the kernel's", "accel_a", (1, True), "p50_us", "<=", 0.5),
+    ("B", "IPv6: req/s keep-alive c=32 >= 0.95x IPv4's (within 5 %; accel_b6 / accel_b)",
+     "accel_b6", (32, True), "rps", ">=", 0.95),
 ]
 METRICS = ("rps", "p50_us", "p99_us", "server_cpu_s_per_100k", "client_cpu_s_per_100k")
 
@@ -56,6 +68,21 @@ def point_keys(points):
     return sorted({(p["conns"], p["keepalive"]) for p in points}, key=lambda k: (not k[1], k[0]))
 
 
+def baseline(series):
+    """The series a series' ratios are taken against."""
+    return BASELINE.get(series, KERNEL)
+
+
+def side_name(series, base):
+    """A series' name in a table comparing it with base."""
+    return "accel IPv4" if base in BASELINE.values() and series == base else SIDE[series]
+
+
+def section_name(topo, series):
+    """A series' topology as the report names it."""
+    return "Topology %s%s" % (topo, " over IPv6" if series == "accel_b6" else "")
+
+
 def find(points, series, conns, keepalive):
     for p in points:
         if p["series"] == series and p["conns"] == conns and p["keepalive"] == keepalive:
@@ -64,11 +91,13 @@ def find(points, series, conns, keepalive):
 
 
 def ratios(points, topo_series):
-    """accel / kernel of every metric, for every accelerated point."""
+    """accel / kernel of every metric, for every accelerated point (accel_b6:
+    IPv6 / IPv4, against accel_b)."""
     out = []
     for topo, a in accel_points(points, TOPOLOGIES, topo_series):
-        k = find(points, KERNEL, a["conns"], a["keepalive"])
-        r = {"topology": topo, "point": label(a["conns"], a["keepalive"]),
+        k = find(points, baseline(a["series"]), a["conns"], a["keepalive"])
+        r = {"topology": topo, "series": a["series"], "baseline": baseline(a["series"]),
+             "point": label(a["conns"], a["keepalive"]),
              "conns": a["conns"], "keepalive": a["keepalive"]}
         r.update((key, ratio(a, k, key)) for key in METRICS)
         out.append(r)
@@ -85,21 +114,22 @@ def targets(points, rat, topo_series, meta, round_rat=None):
             continue
 
         def pick(rs):
-            r = next((x for x in rs if x["topology"] == topo and x["conns"] == conns
+            r = next((x for x in rs if x["series"] == series and x["conns"] == conns
                       and x["keepalive"] == ka), None)
             return r[metric] if r else None
         per_round = [pick(rs) for rs in round_rat] if round_rat else None
         v = median(per_round) if round_rat else pick(rat)
         if v is None:
             why = []
-            for s in (series, KERNEL):
+            for s in (series, baseline(series)):
                 p = find(points, s, conns, ka)
                 if p and not p["ok"]:
                     why.append("%s failed" % s)
             status = "not measured (%s)" % (", ".join(why) or "no data")
         else:
             status = "met" if (v >= bound if op == ">=" else v <= bound) else "missed"
-            busy = [other_pct(find(points, s, conns, ka), meta) or 0.0 for s in (series, KERNEL)]
+            busy = [other_pct(find(points, s, conns, ka), meta) or 0.0
+                    for s in (series, baseline(series))]
             if max(busy) > DISTURBED_PCT:
                 status += " (disturbed: other work took %.0f %% of the machine)" % max(busy)
         t = {"topology": topo, "target": text, "ratio": v, "status": status}
@@ -147,22 +177,26 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
     dur = int(meta["duration_s"])
     L = ["# HTTP benchmark %s" % meta["stamp"], ""] + commit_note(meta) + smoke_note(meta)
     nr = int(meta.get("rounds", "1"))
+    L += ["## Targets (issues 3 and 21)", "",
+          "Ratios accel / kernel, and for IPv6 (topology B over IPv6) IPv6 / IPv4: "
+          "B over IPv6 against B in the same round.", ""]
     if nr > 1:
-        L += ["## Targets (issue 3)", "",
-              "%d rounds (kernel, A, B, then again): each ratio is the median of the "
-              "rounds' ratios, each round's accel against that round's kernel." % nr, "",
-              "| topology | target | accel / kernel (median) | per round | status |",
+        L += ["%d rounds (kernel, A, B, B over IPv6, then again): each ratio is the median "
+              "of the rounds' ratios, each round's accel against that round's kernel (or "
+              "B)." % nr, "",
+              "| topology | target | ratio (median) | per round | status |",
               "|---|---|---:|---|---|"]
         for t in tg:
             L.append("| %s | %s | %s | %s | %s |" % (
                 t["topology"], t["target"], fmt(t["ratio"], "%.2f"),
                 ", ".join(fmt(x, "%.2f") for x in t.get("per_round", [])), t["status"]))
-        if "accel_b" in topo_series:
-            L += ["", placement_line(all_points or points, "accel_b",
-                                     rounds_of(all_points or points))]
+        for series in ("accel_b", "accel_b6"):
+            if series in topo_series:
+                L += ["", placement_line(all_points or points, series,
+                                         rounds_of(all_points or points)).replace(
+                    "Topology B's", section_name("B", series) + "'s", 1)]
     else:
-        L += ["## Targets (issue 3)", "", "| topology | target | accel / kernel | status |",
-              "|---|---|---:|---|"]
+        L += ["| topology | target | ratio | status |", "|---|---|---:|---|"]
         for t in tg:
             L.append("| %s | %s | %s | %s |" % (t["topology"], t["target"],
                                                 fmt(t["ratio"], "%.2f"), t["status"]))
@@ -191,8 +225,8 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
         if series not in topo_series:
             continue
         srv = sorted({s["data_path"] for s in stats.get(series, [])})
-        line = "* Topology %s: %s. Server data path (ACCEL_STATS): %s." % (
-            topo, desc, "; ".join(srv) or "none reported")
+        line = "* %s: %s. Server data path (ACCEL_STATS): %s." % (
+            section_name(topo, series), desc, "; ".join(srv) or "none reported")
         cli = client_paths(points, series)
         if topo == "B":
             line += " Client data path: %s." % ("; ".join(cli) or "none reported")
@@ -217,13 +251,17 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
               meta, all_points or points, "right before and right after each wrk run (nginx "
               "idle between the points: an accelerated one sleeps too)") + [
           "", "nginx configuration (kernel series; the accelerated series differ only in "
-          "the listen address, %s for topology B and in the file paths):" % "10.201.0.1:80",
+          "the listen address, %s for topology B and %s for B over IPv6, and in the file "
+          "paths):" % ("10.201.0.1:80", "[fd00:201::1]:80"),
           "", "```nginx", read(meta.get("nginx_conf_kernel", "")).rstrip(), "```", ""]
 
     for topo, series, desc in TOPOLOGIES:
         if series not in topo_series:
             continue
-        L += ["## Topology %s" % topo, "", desc + ", against the kernel baseline." + (
+        base = baseline(series)
+        L += ["## %s" % section_name(topo, series), "", desc + ", against %s." % (
+            "the kernel baseline" if base == KERNEL else "topology B (IPv4) of the same "
+            "round") + (
             " Each row is the point's median round (by req/s); *rounds* lists every "
             "round's req/s." if nr > 1 else ""), "",
               "| point | side | req/s | p50 us | p99 us | max us | wrk errors | server CPU s / 100k "
@@ -231,10 +269,10 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
                   " rounds |" if nr > 1 else ""),
               "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (
                   "---|" if nr > 1 else "")]
-        for conns, ka in point_keys(points):
-            for s in (KERNEL, series):
+        for conns, ka in point_keys([p for p in points if p["series"] == series]):
+            for s in (base, series):
                 p = find(points, s, conns, ka)
-                side = "kernel" if s == KERNEL else "accel"
+                side = side_name(s, base)
                 if p is None:
                     continue
                 if not p["ok"]:
@@ -252,11 +290,11 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
         L += ["", "Client busy %: the load generator's CPU time over the point's wall time "
               "(one wrk thread on its own CPU). Near 100 %, the point measures the client as "
               "much as the server: a faster server cannot raise its req/s.",
-              "", "Ratios accel / kernel:", "",
+              "", "Ratios %s:" % ("accel / kernel" if base == KERNEL else "IPv6 / IPv4"), "",
               "| point | req/s | p50 | p99 | server CPU / 100k | client CPU / 100k |",
               "|---|---:|---:|---:|---:|---:|"]
         for r in rat:
-            if r["topology"] == topo:
+            if r["series"] == series:
                 L.append("| %s | %s | %s | %s | %s | %s |" % (
                     row_label(r["conns"], r["keepalive"]), fmt(r["rps"], "%.2f"), fmt(r["p50_us"], "%.2f"),
                     fmt(r["p99_us"], "%.2f"), fmt(r["server_cpu_s_per_100k"], "%.2f"),
@@ -287,32 +325,37 @@ def write_png(path, meta, points, topo_series):
             ("server_cpu_s_per_100k", "server CPU s / 100k req", False),
             ("client_cpu_s_per_100k", "client CPU s / 100k req", False)]
     rows = [t for t in TOPOLOGIES if t[1] in topo_series]
-    pts = point_keys(points)
-    labels = [label(c, k) for c, k in pts]
     fig, axes = plt.subplots(len(rows), len(cols), figsize=(4.2 * len(cols), 3.9 * len(rows)),
                              squeeze=False)
     width = 0.38
     for ri, (topo, series, _) in enumerate(rows):
+        base = baseline(series)
+        pts = point_keys([p for p in points if p["series"] == series])
+        labels = [label(c, k) for c, k in pts]
+        sides = ((base, side_name(base, base), "tab:blue" if base == KERNEL else "tab:orange"),
+                 (series, side_name(series, base),
+                  "tab:orange" if base == KERNEL else "tab:purple"))
         for ci, (key, title, logy) in enumerate(cols):
             ax = axes[ri][ci]
-            for i, (s, name, color) in enumerate(((KERNEL, "kernel", "tab:blue"),
-                                                  (series, "accel", "tab:orange"))):
+            for i, (s, name, color) in enumerate(sides):
                 side_bars(ax, [find(points, s, c, k) for c, k in pts], key, (i - 0.5) * width,
                           width, 8, label=name, color=color)
             if key == "rps":  # the ratio over each pair
                 for x, (c, k) in enumerate(pts):
-                    a, kp = find(points, series, c, k), find(points, KERNEL, c, k)
+                    a, kp = find(points, series, c, k), find(points, base, c, k)
                     if a and kp and a["ok"] and kp["ok"] and a["rps"] and kp["rps"]:
                         ax.annotate("%.2fx" % (a["rps"] / kp["rps"]),
                                     (x, max(a["rps"], kp["rps"])), ha="center",
                                     va="bottom", fontsize=8)
                 ax.margins(y=0.12)
-            style_axes(ax, labels, logy, "%s: %s" % (topo, title))
+            style_axes(ax, labels, logy, "%s: %s" % (
+                topo + (" IPv6" if series == "accel_b6" else ""), title))
             if ci == 0:
-                ax.legend(handles=[Patch(color="tab:blue", label="kernel"),
-                                   Patch(color="tab:orange", label="accel")], fontsize=8)
+                ax.legend(handles=[Patch(color=color, label=name) for _, name, color in sides],
+                          fontsize=8)
     save_fig(fig, path, "nginx, kernel vs accel: A = kernel wrk -> accel nginx (af_xdp), "
-             "B = accel wrk -> accel nginx (memif); %s, %s s per point%s" % (
+             "B = accel wrk -> accel nginx (memif), B IPv6 = B over IPv6 against B; "
+             "%s, %s s per point%s" % (
                  meta["stamp"], meta["duration_s"],
                  ", median of %s rounds" % meta["rounds"] if meta.get("rounds", "1") != "1"
                  else ""))

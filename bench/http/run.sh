@@ -12,11 +12,16 @@
 #     nginx under accel-run in accel-a (af_xdp on the same veth).
 #   topology B (both ends accelerated): wrk under accel-run against nginx
 #     under accel-run, over memif, both in netns accel-m.
+#   topology B over IPv6 (series accel_b6, right after B in every round):
+#     the same, nginx `listen [fd00:201::1]:80` and wrk to
+#     http://[fd00:201::1]/, both ends with ACCEL_IP6 besides ACCEL_IP;
+#     compared with B (IPv4): the issue's "IPv6 within 5 % of IPv4".
 #
 # Points of every series: keep-alive with 1, 32 and 256 connections, and
 # `Connection: close` (a new connection per request, so req/s = conn/s) with
-# 32. Per point: req/s, p50/p99 (`wrk --latency`), wrk's errors, and CPU
-# seconds per 100k requests of the server (master + worker) and of wrk. A
+# 32; B over IPv6 only keep-alive and close with 32. Per point: req/s,
+# p50/p99 (`wrk --latency`), wrk's errors, and CPU seconds per 100k
+# requests of the server (master + worker) and of wrk. A
 # point that fails is recorded as failed with its reason and the run goes on.
 # Right before and right after every wrk run (nginx idle), bench/lib/c2c.c
 # measures what a cache line's round trip between CPU 0 and CPU 1 costs:
@@ -37,14 +42,15 @@
 #                     right after the measured one and not counted, with
 #                     `perf record -g` on the nginx worker; the top of
 #                     `perf report --no-children` goes into the .md
-#   --topology T      A, B or all (default); the kernel series always runs
+#   --topology T      A, B (B and B over IPv6) or all (default); the kernel
+#                     series always runs
 #   --many N          one more keep-alive point with N connections (1000
 #                     to 30000; nginx's worker_connections and both ends'
 #                     open-file limits are raised to fit), before the
 #                     close point: a burst of N requests at once, beyond
 #                     what the port's rings hold
 #   --rounds N        run the series N times, one round after the other
-#                     (kernel, A, B; kernel, A, B; ...): the tables show
+#                     (kernel, A, B, B over IPv6; kernel, A, ...): the tables show
 #                     each point's median round, and each target the median
 #                     of its per-round ratios (each round's accel against
 #                     that round's kernel) with every round's ratio. This
@@ -92,6 +98,9 @@ POINTS=("1 1" "32 1" "256 1" "32 0") # conns keepalive
 # and its connect() then spends seconds in __inet_hash_connect choosing
 # ports for 10000 new connections: that measures the client's port search.
 ((MANY)) && POINTS=("1 1" "32 1" "256 1" "$MANY 1" "32 0")
+# B over IPv6: the target's point (keep-alive c=32) and the close point
+# (IPv6 connection setup), to keep the run's length.
+POINTS_B6=("32 1" "32 0")
 # nginx's connections (each client connection, plus the listeners) and
 # open files; wrk gets its own limit (wrk_cmd).
 WORKER_CONNS=$((MANY * 2 + 64 > 4096 ? MANY * 2 + 64 : 4096))
@@ -178,8 +187,13 @@ server_start() {
             { slowwait 20 K curl -sf -m 2 -o /dev/null "http://$AIP/" ||
                 log "$name: no HTTP answer to curl yet; measuring anyway"; }
         ;;
-    accel_b)
-        nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}" &&
+    accel_b | accel_b6)
+        if [[ $series == accel_b ]]; then
+            nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}"
+        else
+            nginx_start "$name" MX "[$MIP6_SRV]:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}" \
+                "ACCEL_IP6=$MIP6_SRV/64"
+        fi &&
             { slowwait 20 memif_listening "$MEMIF_SOCK" ||
                 START_ERR="the memif server does not listen on $MEMIF_SOCK: $(nolog \
                     "$T/$name.err" | tail -2 | tr '\n' ' ')"; }
@@ -296,12 +310,13 @@ perf_point() {
 # nginx, run every point, stop it. A server that exits is restarted for the
 # next point (the point it died in is failed, the restart noted).
 run_series() {
-    local series=$1 p note
+    local series=$1 p note points=("${POINTS[@]}")
     CMODE=$2
     URL=$3
     CLIENT_ENV=("${@:4}")
+    [[ $series != accel_b6 ]] || points=("${POINTS_B6[@]}")
     server_start "$series"
-    for p in "${POINTS[@]}"; do
+    for p in "${points[@]}"; do
         note=""
         if [[ -z $START_ERR ]] && ! alive "$SPID"; then
             if [[ $DIED == "$SPID" ]]; then
@@ -347,6 +362,11 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     # topology B: wrk and nginx both under accel-run over memif in accel-m
     [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
         "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
+
+    # topology B over IPv6: the same two ends, wrk to nginx's IPv6 address
+    [[ $TOPO == A ]] || run_series accel_b6 MX "http://[$MIP6_SRV]/" ACCEL_STATS=1 \
+        "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24" \
+        "ACCEL_IP6=$MIP6_CLI/64"
 done
 
 bench_report

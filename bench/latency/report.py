@@ -8,7 +8,9 @@ accel/kernel for the same case measured in the same run; both topologies
 are compared with the one kernel series. With several rounds (run.sh
 --rounds) the tables and the plot show each point's median round and the
 targets the median of the per-round ratios (each round's accel against that
-round's kernel).
+round's kernel). The p4-/p6- cases (pingpong.c over IPv4 and IPv6) also
+give IPv6 / IPv4 ratios within each series and profile, and the IPv6
+targets are taken from those.
 """
 import json
 import os
@@ -43,6 +45,16 @@ TARGETS = [
     ("A", "latency", "p50 <= 1/2 of the kernel's", "pp-", "p50_us", "<=", 1 / 2),
     ("A", "default", "p50 <= 1/2 of the kernel's", "pp-", "p50_us", "<=", 1 / 2),
 ]
+# IPv6 against IPv4 (issue 21), the same tool, series and profile:
+# topology, profile, target text, IPv6 case, IPv4 case, metric, op, bound
+V6_TARGETS = [
+    ("B", "latency", "IPv6: p50 <= 1.05x IPv4's (within 5 %; pingpong TCP 64 B)",
+     "p6-tcp-64", "p4-tcp-64", "p50_us", "<=", 1.05),
+    ("B", "default", "IPv6: p50 <= 1.05x IPv4's (within 5 %; pingpong TCP 64 B)",
+     "p6-tcp-64", "p4-tcp-64", "p50_us", "<=", 1.05),
+]
+# The IPv4 and IPv6 twins among the cases: (IPv6 case, IPv4 case) by prefix.
+V6_PREFIX, V4_PREFIX = "p6-", "p4-"
 PP_METRICS = (("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p99.9"))
 TP_METRICS = (("msg_rate", "sent msg/s"), ("rx_msg_rate", "received msg/s"))
 SIDE_COLORS = (("kernel", "tab:blue"), ("default", "tab:orange"), ("latency", "tab:green"))
@@ -121,6 +133,62 @@ def cases_of(points, prefix):
         if p["case"].startswith(prefix) and p["case"] not in seen:
             seen.append(p["case"])
     return seen
+
+
+def pp_cases(points):
+    """The ping-pong cases: sockperf's, then pingpong's (IPv4 and IPv6)."""
+    return cases_of(points, "pp-") + [c for c in cases_of(points, "p")
+                                      if c.startswith((V4_PREFIX, V6_PREFIX))]
+
+
+def v6_pairs(points):
+    """(IPv6 case, IPv4 case) for every p6- case whose p4- twin ran too."""
+    cases = cases_of(points, "p")
+    return [(c, V4_PREFIX + c[len(V6_PREFIX):]) for c in cases
+            if c.startswith(V6_PREFIX) and V4_PREFIX + c[len(V6_PREFIX):] in cases]
+
+
+def v6_ratio(points, series, profile, c6, c4, metric, rnd=None):
+    """IPv6 / IPv4 of metric in series and profile (in round rnd only when
+    given), or None."""
+    pts = [p for p in points if rnd is None or p.get("round", 1) == rnd]
+    a, b = find(pts, series, profile, c6), find(pts, series, profile, c4)
+    return ratio(a, b, metric) if a else None
+
+
+def v6_targets(points, all_points, topo_series, meta):
+    """The IPv6 targets: per round IPv6 / IPv4 of the same series and
+    profile, the median of the rounds (one round: its ratio)."""
+    out = []
+    series_of = dict((t, s) for t, s, _ in TOPOLOGIES)
+    rounds = rounds_of(all_points)
+    for topo, profile, text, c6, c4, metric, op, bound in V6_TARGETS:
+        series = series_of[topo]
+        if series not in topo_series or not any(p["case"] == c6 for p in all_points):
+            continue
+        per_round = [v6_ratio(all_points, series, profile, c6, c4, metric, r) for r in rounds]
+        v = median(per_round)
+        if v is None:
+            why = ["%s failed" % c for c in (c6, c4)
+                   if any(p["case"] == c and p["series"] == series and
+                          p["profile"] == profile and not p["ok"] for p in all_points)]
+            status, worst, cases = "not measured (%s)" % (
+                ", ".join(why) or "no %s in this run" % c4), None, []
+        else:
+            met = v >= bound if op == ">=" else v <= bound
+            worst = {"case": c6, "ratio": v, "met": met}
+            if len(rounds) > 1:
+                worst["per_round"] = per_round
+            cases = [worst]
+            status = "met" if met else "missed"
+            busy = max(other_pct(find(points, series, profile, c), meta) or 0.0
+                       for c in (c6, c4))
+            if busy > DISTURBED_PCT:
+                status += "; disturbed: other work took up to %.0f %% of the machine" % busy
+        out.append({"topology": topo, "profile": profile, "target": text, "metric": metric,
+                    "op": op, "bound": bound, "against": c4, "worst": worst, "cases": cases,
+                    "status": status})
+    return out
 
 
 def ratios(points, topo_series):
@@ -252,9 +320,10 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
          smoke_note(meta))
     if meta.get("profile_fallback") == "1":
         L += ["Latency profile: %s." % meta["profile_how"], ""]
-    L += ["## Targets (issue 4)", "",
+    L += ["## Targets (issues 4 and 21)", "",
           "Ratio accel / kernel for the same case in this run; \"worst\" is the case "
-          "furthest from the target." + (
+          "furthest from the target. The IPv6 rows: IPv6 / IPv4 of the same series and "
+          "profile, p6-tcp-64 against p4-tcp-64 (both pingpong.c)." + (
               " %d rounds (kernel, A, B, then again): each case's ratio is the median of "
               "the rounds' ratios, each round's accel against that round's kernel; every "
               "round's ratio follows in brackets." % nr if nr > 1 else ""), "",
@@ -280,6 +349,16 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
           "server handled (its count at SIGINT) over the client's sending time. %d s per "
           "point; a fresh server on its own port for every point; points run one after "
           "the other." % (meta["sockperf"], dur, dur, dur),
+          "* IPv4 against IPv6 (sockperf 3.7 has no IPv6): p4-tcp-64 and p6-tcp-64 are "
+          "`pingpong client -c IP -p PORT -m 64 -t %d -w %s` against `pingpong server -b IP "
+          "-p PORT` (`bench/latency/pingpong.c`, compiled by run.sh with `cc -O2`), the same "
+          "tool over IPv4 and over IPv6: TCP_NODELAY, one message in flight, sockperf's "
+          "measure (half the round trip; percentiles by nearest rank), the %s s warm-up "
+          "not recorded. Server addresses: 10.200.0.2 and fd00:200::2 on accel-a's veth "
+          "(the kernel series turns the kernel's IPv6 on there for its own points only; "
+          "the stack in A has ACCEL_IP6), 10.201.0.1 and fd00:201::1 in B, where both "
+          "ends of both cases have ACCEL_IP6 besides ACCEL_IP, so that only the family "
+          "differs." % (dur, meta.get("pp_warmup_s", "?"), meta.get("pp_warmup_s", "?")),
           "* Kernel baseline: %s. It is the kernel side of both topologies: the kernel ends "
           "of A and B are the same processes, namespaces, veth, pinning and options, so it "
           "is measured once and both A and B are compared with it." % KERNEL_DESC]
@@ -317,7 +396,7 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
         def rounds_cell(p, spec):
             return [", ".join(fmt(x, spec) if spec else us(x) for x in p["round_figures"])
                     ] if nr > 1 else []
-        pp = cases_of(points, "pp-")
+        pp = pp_cases(points)
         if pp:
             L += ["### Ping-pong latency (half round trip, us)", "",
                   "| case | side | p50 | p99 | p99.9 | avg | max | observations | "
@@ -332,7 +411,25 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
                 c2c_cell(p)] + rounds_cell(p, None))
             L += ["", "Ratios accel / kernel (below 1: accel is faster):", "",
                   "| case | profile | p50 | p99 | p99.9 |", "|---|---|---:|---:|---:|"]
-            L += ratio_rows(rat, topo, "pp-", ("p50_us", "p99_us", "p999_us"), "%.3f")
+            L += ratio_rows(rat, topo, "p", ("p50_us", "p99_us", "p999_us"), "%.3f")
+            L.append("")
+        pairs = v6_pairs(points)
+        if pairs:
+            L += ["IPv6 / IPv4 (pingpong.c, the same series and profile; each round's "
+                  "IPv6 against the same round's IPv4, the median of the rounds):", "",
+                  "| cases | side | p50 | p99 | p99.9 |" + (" p50 per round |" if nr > 1 else ""),
+                  "|---|---|---:|---:|---:|" + ("---|" if nr > 1 else "")]
+            for c6, c4 in pairs:
+                for s, prof in [(KERNEL, None)] + [(series, x) for x in PROFILES]:
+                    if find(points, s, prof, c6) is None:
+                        continue
+                    per = {m: [v6_ratio(all_points, s, prof, c6, c4, m, r)
+                               for r in rounds_of(all_points)]
+                           for m in ("p50_us", "p99_us", "p999_us")}
+                    L.append(table_row(
+                        ["%s / %s" % (c6, c4), "kernel" if s == KERNEL else "accel " + prof] +
+                        [fmt(median(per[m]), "%.3f") for m in ("p50_us", "p99_us", "p999_us")] +
+                        ([", ".join(fmt(x, "%.3f") for x in per["p50_us"])] if nr > 1 else [])))
             L.append("")
         tp = cases_of(points, "tp-")
         if tp:
@@ -365,7 +462,7 @@ def compact(v):
 
 def write_png(path, meta, points, topo_series):
     rows = [t for t in TOPOLOGIES if t[1] in topo_series]
-    pp, tp = cases_of(points, "pp-"), cases_of(points, "tp-")
+    pp, tp = pp_cases(points), cases_of(points, "tp-")
     cols = [(key, "%s latency (us, half RTT)" % name, pp, True) for key, name in PP_METRICS]
     cols.append(("rx_msg_rate", "message rate received (msg/s)", tp, False))
     cols = [c for c in cols if c[2]]
@@ -388,8 +485,9 @@ def write_png(path, meta, points, topo_series):
             ax.margins(y=0.1)
             if ci == 0:
                 ax.legend(fontsize=8)
-    save_fig(fig, path, "sockperf, kernel vs accel: A = kernel client -> accel server "
-             "(af_xdp), B = accel client -> accel server (memif); %s, %s s per point%s" % (
+    save_fig(fig, path, "sockperf (p4/p6: pingpong.c over IPv4/IPv6), kernel vs accel: "
+             "A = kernel client -> accel server (af_xdp), B = accel client -> accel server "
+             "(memif); %s, %s s per point%s" % (
                  meta["stamp"], meta["duration_s"],
                  ", median of %s rounds" % meta["rounds"] if meta.get("rounds", "1") != "1"
                  else ""))
@@ -414,6 +512,7 @@ def main():
                                   key_figure)
     rat = ratios(points, topo_series)
     tg = targets(points, rat, topo_series, meta, round_rat)
+    tg += v6_targets(points, all_points, topo_series, meta)
     write_json(base + ".json", {"meta": meta, "points": all_points, "ratios": rat,
                                 "targets": tg})
     write_md(base + ".md", meta, points, rat, tg, topo_series, all_points)

@@ -21,7 +21,13 @@
 # 1400 byte messages: p50, p99, p99.9 of sockperf's latency, which is half
 # the round trip (its default); throughput (tp) over UDP and TCP with 64
 # byte messages: messages sent per second by the client and received per
-# second by the server. Each point gets its own sockperf server (started,
+# second by the server. IPv4 against IPv6 (p4-tcp-64, p6-tcp-64): TCP
+# ping-pong with 64 byte messages measured by pingpong.c (compiled here
+# with cc; sockperf 3.7 has no IPv6) over IPv4 and over IPv6, the same
+# tool both ways: half the round trip as sockperf's; in topology B both
+# ends of both cases have ACCEL_IP6 besides ACCEL_IP, in the kernel series
+# accel-a's veth has the kernel's IPv6 and fd00:200::2 for that series
+# only. Each point gets its own sockperf (or pingpong) server (started,
 # waited for, stopped with SIGINT, killed 5 s later if it lingers) on its
 # own port; every wait and the client are bounded in time, so an
 # accelerated process that fails or hangs fails its point (with its stderr
@@ -48,7 +54,7 @@
 #   --cases G      only the cases matching one of the globs, e.g.
 #                  'pp-udp-*,tp-udp-64' (all: pp-tcp-64 pp-tcp-512
 #                  pp-tcp-1400 pp-udp-64 pp-udp-512 pp-udp-1400 tp-udp-64
-#                  tp-tcp-64)
+#                  tp-tcp-64 p4-tcp-64 p6-tcp-64)
 #   --rounds N     run the series N times, one round after the other
 #                  (kernel, A default, A latency, B default, B latency;
 #                  again; ...): the tables show each point's median round
@@ -81,8 +87,9 @@ while [[ $# -gt 0 ]]; do
 done
 bench_check_opts
 
-ALL_CASES=(pp-tcp-64 pp-tcp-512 pp-tcp-1400 pp-udp-64 pp-udp-512 pp-udp-1400 tp-udp-64 tp-tcp-64)
-((SMOKE)) && ALL_CASES=(pp-tcp-64 pp-udp-64 tp-udp-64 tp-tcp-64)
+ALL_CASES=(pp-tcp-64 pp-tcp-512 pp-tcp-1400 pp-udp-64 pp-udp-512 pp-udp-1400 tp-udp-64 tp-tcp-64
+    p4-tcp-64 p6-tcp-64)
+((SMOKE)) && ALL_CASES=(pp-tcp-64 pp-udp-64 tp-udp-64 tp-tcp-64 p4-tcp-64 p6-tcp-64)
 CASES=()
 for c in "${ALL_CASES[@]}"; do
     if [[ -z $CASE_GLOBS ]]; then
@@ -124,9 +131,10 @@ else
     PROFILE_HOW="fallback: $ACCEL_RUN has no --profile, so the latency series set ${LAT_ENV[*]} in the environment"
 fi
 
-# server_ready NAME: sockperf's server loop runs (it prints this line once
-# its socket is bound, after the library brought its port up).
-server_ready() { grep -q "to block on socket" "$T/$1.out" 2>/dev/null; }
+# server_ready NAME: sockperf's server loop runs (it prints the first line
+# once its socket is bound, after the library brought its port up), or
+# pingpong's server listens (the second).
+server_ready() { grep -Eq "to block on socket|server ready on" "$T/$1.out" 2>/dev/null; }
 ready_or_dead() { server_ready "$1" || dead "$2"; }
 
 # errtail FILE...: the last lines of a process's output, without the
@@ -136,20 +144,24 @@ errtail() {
         paste -sd'|' | cut -c1-400
 }
 
-# server_died PID: how the server PID ended.
-server_died() { echo "sockperf server $1 $(exit_status "$1")"; }
+# server_died PID [TOOL]: how the server PID (sockperf's, or TOOL's) ended.
+server_died() { echo "${2:-sockperf} server $1 $(exit_status "$1")"; }
 
-# run_point SERIES PROFILE CASE: one sockperf server, one client run, the
-# server stopped; appends the point to $RAW.
+# run_point SERIES PROFILE CASE: one server (sockperf, or pingpong for the
+# p4-/p6- cases), one client run, the server stopped; appends the point to
+# $RAW.
 run_point() {
-    local series=$1 profile=$2 case=$3 mode proto size sub tcp=() penv=() pargs=()
-    local sname f why="" port spid t0 t1 srv_ip sock c2c0 c2c1 mps=()
+    local series=$1 profile=$2 case=$3 mode proto size sub tcp=() udp=() penv=() pargs=()
+    local sname f why="" port spid t0 t1 srv_ip sock c2c0 c2c1 mps=() fam=4 ip6env=()
+    local srv_cmd cli_cmd
     IFS=- read -r mode proto size <<<"$case"
     NPOINT=$((NPOINT + 1))
     port=$((PORT0 + NPOINT))
     sname=srv-$NPOINT-$series-$profile-$case
     f=$T/cli-$NPOINT-$series-$profile-$case
     [[ $proto == tcp ]] && tcp=(--tcp)
+    [[ $proto == udp ]] && udp=(-u)
+    [[ $mode == p6 ]] && fam=6
     sub=ping-pong
     # sockperf sizes its per-message time table for about 600k round trips
     # a second unless told a higher rate, and aborts ("_seqN >
@@ -163,31 +175,55 @@ run_point() {
         pargs=("${LAT_ARGS[@]}")
     fi
     srv_ip=$AIP
+    ((fam == 4)) || srv_ip=$AIP6
+    if [[ $series == accel_b ]]; then
+        srv_ip=$MIP_SRV
+        ((fam == 4)) || srv_ip=$MIP6_SRV
+    fi
+    if [[ $mode == p[46] ]]; then
+        # Both pingpong cases of B give both ends an IPv6 address, so that
+        # only the family of the connection differs between them.
+        [[ $series != accel_b ]] || ip6env=("ACCEL_IP6=$MIP6_SRV/64")
+        srv_cmd=("$PINGPONG" server "${udp[@]}" -b "$srv_ip" -p "$port")
+        cli_cmd=("$PINGPONG" client "${udp[@]}" -c "$srv_ip" -p "$port" -m "$size" -t "$DUR"
+            -w "$PP_WARMUP")
+    else
+        srv_cmd=(sockperf server "${tcp[@]}" -i "$srv_ip" -p "$port")
+        cli_cmd=(sockperf "$sub" "${tcp[@]}" "${mps[@]}" -i "$srv_ip" -p "$port" -m "$size"
+            -t "$DUR")
+    fi
+    if [[ $mode == p[46] && -z $PINGPONG ]]; then
+        "$PY" "$HERE/spparse.py" --series "$series" --profile "$profile" --case "$case" \
+            --round "$ROUND" \
+            --failed "pingpong.c did not compile: $(tail -1 "$T/pingpong-cc.err")" \
+            --log-prefix "[$TEST_NAME] " >>"$RAW"
+        return
+    fi
     c2c_probe c2c0
     case $series in
     kernel)
-        bg_start "$sname" A taskset -c "$CPU_SERVER" sockperf server "${tcp[@]}" -i "$AIP" -p "$port"
+        bg_start "$sname" A taskset -c "$CPU_SERVER" "${srv_cmd[@]}"
         ;;
     accel_a)
         bg_start "$sname" AX ACCEL_STATS=1 "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_SERVER" \
-            sockperf server "${tcp[@]}" -i "$AIP" -p "$port"
+            "${srv_cmd[@]}"
         ;;
     accel_b)
-        srv_ip=$MIP_SRV
         sock=$T/m-$NPOINT.sock
         bg_start "$sname" MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$sock" \
-            "ACCEL_IP=$MIP_SRV/24" "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_SERVER" \
-            sockperf server "${tcp[@]}" -i "$MIP_SRV" -p "$port"
+            "ACCEL_IP=$MIP_SRV/24" "${ip6env[@]}" "${penv[@]}" "${pargs[@]}" \
+            taskset -c "$CPU_SERVER" "${srv_cmd[@]}"
         ;;
     esac
     spid=$(bg_pid "$sname")
     slowwait 30 ready_or_dead "$sname" "$spid"
     if ! server_ready "$sname" || ! alive "$spid"; then
         if alive "$spid"; then
-            why="sockperf server not ready after 30 s: $(errtail "$T/$sname.out" "$T/$sname.err")"
-        else
-            why="$(server_died "$spid") before it was ready: $(errtail "$T/$sname.out" \
+            why="${srv_cmd[0]##*/} server not ready after 30 s: $(errtail "$T/$sname.out" \
                 "$T/$sname.err")"
+        else
+            why="$(server_died "$spid" "${srv_cmd[0]##*/}") before it was ready: $(errtail \
+                "$T/$sname.out" "$T/$sname.err")"
         fi
     elif [[ $series == accel_b ]] && ! slowwait 20 memif_listening "$sock"; then
         why="the memif server does not listen on $sock: $(errtail "$T/$sname.err")"
@@ -202,20 +238,22 @@ run_point() {
     fi
 
     if [[ $series == accel_b ]]; then
+        [[ -z ${ip6env[*]} ]] || ip6env=("ACCEL_IP6=$MIP6_CLI/64")
         ns_argv MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=client,socket=$sock" \
-            "ACCEL_IP=$MIP_CLI/24" "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_CLIENT" \
-            sockperf "$sub" "${tcp[@]}" "${mps[@]}" -i "$srv_ip" -p "$port" -m "$size" -t "$DUR"
+            "ACCEL_IP=$MIP_CLI/24" "${ip6env[@]}" "${penv[@]}" "${pargs[@]}" \
+            taskset -c "$CPU_CLIENT" "${cli_cmd[@]}"
     else
-        ns_argv K taskset -c "$CPU_CLIENT" sockperf "$sub" "${tcp[@]}" "${mps[@]}" -i "$srv_ip" -p "$port" \
-            -m "$size" -t "$DUR"
+        ns_argv K taskset -c "$CPU_CLIENT" "${cli_cmd[@]}"
     fi
     t0=$(cpu_ticks "$spid")
     timed_client "$f.cpu" $((DUR + 30)) "$f.txt"
     t1=$(cpu_ticks "$spid")
     if ! alive "$spid"; then
-        why="during the point: $(server_died "$spid"): $(errtail "$T/$sname.out" "$T/$sname.err")"
+        why="during the point: $(server_died "$spid" "${srv_cmd[0]##*/}"): $(errtail \
+            "$T/$sname.out" "$T/$sname.err")"
     fi
-    # SIGINT: sockperf prints how many messages it handled, accel its stats.
+    # SIGINT: sockperf (or pingpong) prints how many messages it handled,
+    # accel its stats.
     bg_stop "$sname" INT || [[ -n $why ]] || log "$sname exited with status $?"
     c2c_probe c2c1
     cat "$T/$sname.out" "$T/$sname.err" >"$f.srv" 2>/dev/null
@@ -268,10 +306,29 @@ else
     log "jitter.c did not compile ($(tail -1 "$T/jitter-cc.err")): no platform measurement"
 fi
 
+# The p4-/p6- cases' ping-pong (IPv4 and IPv6 alike; sockperf 3.7 has no
+# IPv6): compiled here; when it does not compile, those points fail.
+PINGPONG=""
+PP_WARMUP=0.5
+if [[ " ${CASES[*]}" == *" p"[46]-* ]]; then
+    if ${CC:-cc} -O2 -Wall -Wextra -Werror -o "$T/pingpong" "$HERE/pingpong.c" \
+        2>"$T/pingpong-cc.err"; then
+        PINGPONG=$T/pingpong
+    else
+        log "pingpong.c did not compile ($(tail -1 "$T/pingpong-cc.err")): its points fail"
+    fi
+fi
+meta pp_warmup_s "$PP_WARMUP"
+
 for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     ((ROUNDS == 1)) || log "round $ROUND of $ROUNDS"
     # kernel series: the same veth, with the kernel IP for this series only
-    with_kernel_ip run_series kernel kernel
+    # (and for IPv6 cases, accel-a's veth has the kernel's IPv6 and AIP6)
+    if [[ " ${CASES[*]}" == *" p6-"* ]]; then
+        with_kernel_ip with_kernel_ip6 run_series kernel kernel
+    else
+        with_kernel_ip run_series kernel kernel
+    fi
 
     if [[ $TOPO != B ]]; then
         run_series accel_a default

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Turn one sockperf point (client and server output) into a JSON line for
-bench/latency/report.py.
+"""Turn one sockperf or pingpong point (client and server output) into a
+JSON line for bench/latency/report.py.
 
 usage: spparse.py --series S --profile P --case CASE [--round N]
                   [--client FILE] [--server FILE] [--client-cpu FILE]
@@ -8,9 +8,13 @@ usage: spparse.py --series S --profile P --case CASE [--round N]
                   --wall-ms MS] [--c2c-ns BEFORE,AFTER] [--failed REASON]
                   [--note TEXT] [--log-prefix TEXT]
 
-CASE is MODE-PROTO-SIZE: pp (sockperf ping-pong) or tp (sockperf
-throughput), tcp or udp, the message size in bytes. Prints one JSON object on
-stdout and a one-line summary on stderr.
+CASE is MODE-PROTO-SIZE: pp (sockperf ping-pong), tp (sockperf
+throughput), p4 or p6 (bench/latency/pingpong.c's ping-pong over IPv4 or
+IPv6), tcp or udp, the message size in bytes. Prints one JSON object on
+stdout and a one-line summary on stderr. A p4/p6 point is a ping-pong point
+("mode": "pp", "tool": "pingpong", "family": 4 or 6) with the same fields
+as sockperf's, from the JSON line pingpong prints; pingpong's warm-up is
+not recorded either.
 
 ping-pong: sockperf's latency is half the round trip (its default without
 --full-rtt): avg, min, max and the p50/p90/p99/p99.9/p99.99 of the valid
@@ -58,10 +62,37 @@ def tail(text):
 
 
 def parse_case(case):
-    m = re.fullmatch(r"(pp|tp)-(tcp|udp)-(\d+)", case)
+    """CASE as (mode, tool, family, proto, size): p4/p6 are pingpong's
+    ping-pong ("pp") over IPv4/IPv6, pp/tp sockperf's over IPv4."""
+    m = re.fullmatch(r"(pp|tp|p4|p6)-(tcp|udp)-(\d+)", case)
     if not m:
         raise SystemExit("spparse.py: bad case %r" % case)
-    return m.group(1), m.group(2), int(m.group(3))
+    kind = m.group(1)
+    if kind in ("p4", "p6"):
+        return "pp", "pingpong", int(kind[1]), m.group(2), int(m.group(3))
+    return kind, "sockperf", 4, m.group(2), int(m.group(3))
+
+
+def pingpong_result(text):
+    """The JSON object pingpong's client printed in text, or None."""
+    for line in reversed(text.splitlines()):
+        if line.startswith('{"tool": "pingpong"'):
+            try:
+                return json.loads(line)
+            except ValueError:
+                return None
+    return None
+
+
+def pingpong_point(p, cli, reasons):
+    """Fill ping-pong point p from pingpong's client output cli."""
+    r = pingpong_result(cli)
+    if r is None:
+        if not reasons:
+            reasons.append("pingpong gave no result: %s" % (tail(cli) or "no output"))
+        return
+    for k in ("avg_us", "min_us", "max_us", "observations", "dropped") + tuple(PCTS.values()):
+        p[k] = r[k]
 
 
 def main():
@@ -74,10 +105,10 @@ def main():
     ap.add_argument("--round", type=int, default=1)
     add_cpu_args(ap)
     a = ap.parse_args()
-    mode, proto, size = parse_case(a.case)
+    mode, tool, family, proto, size = parse_case(a.case)
 
     p = {"series": a.series, "profile": a.profile, "case": a.case, "round": a.round,
-         "mode": mode,
+         "mode": mode, "tool": tool, "family": family,
          "proto": proto, "size": size, "ok": True, "reason": None, "note": a.note,
          "avg_us": None, "min_us": None, "max_us": None, "observations": None,
          "dropped": None, "msg_rate": None, "rx_msg_rate": None, "sent": None,
@@ -95,10 +126,12 @@ def main():
     cpu = client_cpu(p, a.client_cpu)
     if cpu:
         if cpu["timed_out"]:
-            reasons.append("the sockperf client did not exit in time (killed): %s" % (
-                tail(cli) or "no output"))
+            reasons.append("the %s client did not exit in time (killed): %s" % (
+                tool, tail(cli) or "no output"))
 
-    if mode == "pp" and a.client:
+    if tool == "pingpong" and a.client:
+        pingpong_point(p, cli, reasons)
+    elif mode == "pp" and a.client:
         m = re.search(r"avg-latency=([0-9.]+)", cli)
         if m:
             p["avg_us"] = float(m.group(1))

@@ -205,6 +205,26 @@ with_kernel_ip() {
     K ip neigh flush dev "$VETH_K"
 }
 
+# with_kernel_ip6 CMD...: run CMD (the kernel series of IPv6 points) with
+# the kernel's IPv6 on accel-a's veth and AIP6 on it. The lab keeps the
+# kernel's IPv6 off there (the stack does its own neighbour discovery on
+# that veth), so it is on for this series only, without DAD or router
+# solicitations, and off again after it (`accel-lab up` turns it off too).
+with_kernel_ip6() {
+    local c=net.ipv6.conf.$VETH_A k saved=()
+    for k in accept_dad accept_ra router_solicitations; do
+        saved+=("$c.$k=$(A sysctl -n "$c.$k")")
+    done
+    A sysctl -qw "$c.accept_dad=0" "$c.accept_ra=0" "$c.router_solicitations=0" \
+        "$c.disable_ipv6=0" || fail "cannot turn the kernel's IPv6 on on $VETH_A"
+    A ip addr add "$AIP6/64" dev "$VETH_A" nodad || fail "cannot add $AIP6 to $VETH_A"
+    "$@"
+    A ip addr del "$AIP6/64" dev "$VETH_A" || fail "cannot remove $AIP6 from $VETH_A"
+    A sysctl -qw "$c.disable_ipv6=1" "${saved[@]}" ||
+        fail "cannot turn the kernel's IPv6 off again on $VETH_A"
+    K ip -6 neigh flush dev "$VETH_K"
+}
+
 # bench_report: record the end conditions and write $BASE.json, .md and .png
 # with the benchmark's report.py; check that the three files are there.
 bench_report() {
