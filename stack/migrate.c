@@ -117,9 +117,10 @@ stk_listener_export(struct stk_sock *l, struct stk_conn_image *img, void *data,
     img->fin = c->fin_rcvd;
     img->half = false;
     for (uint32_t i = 0; i < c->rxq.count; i++) {
-        struct stk_rx_item *it = stk__ring_at(&c->rxq, i);
-        n += pbuf_copy_partial(it->p, (uint8_t *)data + n,
-                               (u16_t)it->p->tot_len, 0);
+        struct pbuf *seg = stk__ring_seg_at(&c->rxq, i);
+
+        n +=
+            pbuf_copy_partial(seg, (uint8_t *)data + n, (u16_t)seg->tot_len, 0);
     }
     img->len = n;
     /* This copy goes silently: the connection lives on elsewhere. */
@@ -190,7 +191,7 @@ stk_listener_import(struct stk_sock *l, const struct stk_conn_image *img,
     }
     if (img->len > 0) {
         q = pbuf_alloc(PBUF_RAW, (u16_t)img->len, PBUF_RAM);
-        if (q == NULL || stk__ring_push(&c->rxq, q, NULL, 0) < 0) {
+        if (q == NULL || stk__ring_push_seg(&c->rxq, q) < 0) {
             if (q != NULL)
                 pbuf_free(q);
             /* The peer will get a RST; it is gone from this queue. */

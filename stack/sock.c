@@ -352,27 +352,66 @@ stk_sock_take_error(struct stk_sock *s)
 /* ---- receive ring
  * ------------------------------------------------------------- */
 
+/* Make room for one more item of isz bytes (the ring's kind). */
+static int
+ring_grow(struct stk_ring *r, size_t isz)
+{
+    uint32_t ncap = r->cap ? r->cap * 2 : 8;
+    unsigned char *nv = malloc(ncap * isz);
+    const unsigned char *ov = r->v;
+
+    if (nv == NULL)
+        return -ENOMEM;
+    for (uint32_t i = 0; i < r->count; i++)
+        memcpy(nv + i * isz, ov + ((r->head + i) % r->cap) * isz, isz);
+    free(r->v);
+    r->v = nv;
+    r->cap = ncap;
+    r->head = 0;
+    return 0;
+}
+
+static size_t
+ring_isz(const struct stk_ring *r)
+{
+    return r->dgram ? sizeof(struct stk_rx_item) : sizeof(struct pbuf *);
+}
+
+int
+stk__ring_push_seg(struct stk_ring *r, struct pbuf *p)
+{
+    struct pbuf **v;
+
+    if (r->count == 0 && r->cap == 0)
+        r->dgram = false;
+    if (r->count == r->cap && ring_grow(r, ring_isz(r)) != 0)
+        return -ENOMEM;
+    v = r->v;
+    v[(r->head + r->count) % r->cap] = p;
+    r->count++;
+    return 0;
+}
+
+struct pbuf *
+stk__ring_seg_at(const struct stk_ring *r, uint32_t i)
+{
+    struct pbuf *const *v = r->v;
+
+    return i < r->count ? v[(r->head + i) % r->cap] : NULL;
+}
+
 int
 stk__ring_push(struct stk_ring *r, struct pbuf *p, const ip_addr_t *addr,
                uint16_t port)
 {
     struct stk_rx_item *it;
 
-    if (r->count == r->cap) {
-        uint32_t ncap = r->cap ? r->cap * 2 : 8;
-        struct stk_rx_item *nv = malloc(ncap * sizeof(*nv));
-        uint32_t i;
-
-        if (nv == NULL)
-            return -ENOMEM;
-        for (i = 0; i < r->count; i++)
-            nv[i] = r->v[(r->head + i) % r->cap];
-        free(r->v);
-        r->v = nv;
-        r->cap = ncap;
-        r->head = 0;
-    }
-    it = &r->v[(r->head + r->count) % r->cap];
+    if (r->count == 0 && r->cap == 0)
+        r->dgram = true;
+    if (r->count == r->cap && ring_grow(r, ring_isz(r)) != 0)
+        return -ENOMEM;
+    it = (struct stk_rx_item *)r->v + (r->head + r->count) % r->cap;
+    memset(it, 0, sizeof(*it));
     it->p = p;
     if (addr != NULL)
         ip_addr_copy(it->addr, *addr);
@@ -386,13 +425,14 @@ stk__ring_push(struct stk_ring *r, struct pbuf *p, const ip_addr_t *addr,
 struct stk_rx_item *
 stk__ring_head(struct stk_ring *r)
 {
-    return r->count ? &r->v[r->head] : NULL;
+    return r->count ? (struct stk_rx_item *)r->v + r->head : NULL;
 }
 
 struct stk_rx_item *
 stk__ring_at(struct stk_ring *r, uint32_t i)
 {
-    return i < r->count ? &r->v[(r->head + i) % r->cap] : NULL;
+    return i < r->count ? (struct stk_rx_item *)r->v + (r->head + i) % r->cap
+                        : NULL;
 }
 
 void
@@ -400,7 +440,8 @@ stk__ring_pop(struct stk_ring *r)
 {
     if (r->count == 0)
         return;
-    pbuf_free(r->v[r->head].p);
+    pbuf_free(r->dgram ? ((struct stk_rx_item *)r->v)[r->head].p
+                       : ((struct pbuf **)r->v)[r->head]);
     r->head = (r->head + 1) % r->cap;
     r->count--;
 }

@@ -424,7 +424,7 @@ cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         stk__changed(s, true);
         return ERR_ABRT;
     }
-    if (stk__ring_push(&s->rxq, p, NULL, 0) < 0)
+    if (stk__ring_push_seg(&s->rxq, p) < 0)
         return ERR_MEM; /* lwIP keeps it as refused data and retries */
     s->rx_bytes += p->tot_len;
     stk__changed(s, true);

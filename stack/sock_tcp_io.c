@@ -104,16 +104,16 @@ stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
         return 0;
     off = s->rx_off;
     for (i = 0; done < want; i++) {
-        struct stk_rx_item *it = stk__ring_at(&s->rxq, i);
+        struct pbuf *seg = stk__ring_seg_at(&s->rxq, i);
         size_t n;
 
-        if (it == NULL)
+        if (seg == NULL)
             break;
-        n = it->p->tot_len - off;
+        n = seg->tot_len - off;
         if (n > want - done)
             n = want - done;
         if (!discard)
-            stk__iov_copy_from_pbuf(msg, done, it->p, off, n);
+            stk__iov_copy_from_pbuf(msg, done, seg, off, n);
         done += n;
         off = 0;
     }
@@ -125,8 +125,7 @@ stk__tcp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
         size_t left = done;
 
         while (left > 0) {
-            struct stk_rx_item *it = stk__ring_head(&s->rxq);
-            size_t n = it->p->tot_len - s->rx_off;
+            size_t n = stk__ring_seg_at(&s->rxq, 0)->tot_len - s->rx_off;
 
             if (left < n) {
                 s->rx_off += (uint32_t)left;

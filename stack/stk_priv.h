@@ -38,8 +38,8 @@ extern "C" {
  * (roughly Linux's skb truesize overhead). */
 #define STK_UDP_OVERHEAD 768
 
-/** A ring of received items (TCP: pbuf chains; UDP: datagrams, with what
- *  their control messages tell, recorded when queued: sock_cmsg.c). */
+/** What a received UDP datagram carries besides its data: its source and
+ *  what its control messages tell, recorded when queued (sock_cmsg.c). */
 struct stk_rx_item {
     struct pbuf *p;
     ip_addr_t addr; /* UDP source */
@@ -50,9 +50,14 @@ struct stk_rx_item {
     ip_addr_t dst;  /* UDP: the datagram's destination */
 };
 
+/** A ring of received items. A TCP socket's holds pbuf chains only (8
+ *  bytes a slot; an idle connection that received data keeps 8 slots), a
+ *  UDP socket's whole stk_rx_items (56 bytes): the kind is fixed by the
+ *  first push, stk__ring_push_seg or stk__ring_push. */
 struct stk_ring {
-    struct stk_rx_item *v;
+    void *v; /* struct pbuf *[cap], or struct stk_rx_item[cap] if dgram */
     uint32_t cap, head, count;
+    bool dgram;
 };
 
 enum stk_tcp_state {
@@ -216,6 +221,8 @@ void stk__ip_from_in6(ip_addr_t *ip, const struct in6_addr *a);
 bool stk__addr_overlap(const ip_addr_t *a, const ip_addr_t *b);
 /** Copy up to len bytes (and at most what is queued) out of the TCP byte
  *  queue or the first datagram into iov; see sock.c. */
+int stk__ring_push_seg(struct stk_ring *r, struct pbuf *p);
+struct pbuf *stk__ring_seg_at(const struct stk_ring *r, uint32_t i);
 int stk__ring_push(struct stk_ring *r, struct pbuf *p, const ip_addr_t *addr,
                    uint16_t port);
 struct stk_rx_item *stk__ring_head(struct stk_ring *r);
