@@ -933,6 +933,10 @@ load(void)
         base_log_level = base_cfg.log_level;
         return;
     }
+    if (base_cfg_iface_addrs(&base_cfg, line, sizeof(line)) == 0) {
+        if (line[0] != '\0')
+            BASE_INFO("cfg", "%s", line);
+    }
     /* At info level, every setting that is not a default, with its
      * source: the library's side of `accel-run --explain`. */
     for (size_t i = 0; base_log_level >= BASE_LOG_INFO && i < NOPTS; i++) {

@@ -28,6 +28,9 @@ struct base_cfg {
 #undef BASE_OPT
     /* Derived from ip/gateway/mac by base_cfg_parse (network byte order). */
     uint32_t ip_addr, ip_mask, gw_addr;
+    /* The kernel holds ip_addr on ACCEL_IFACE too (cfg_iface.c, at load;
+     * ACCEL_IP may have come from there). */
+    bool ip_shared;
     uint8_t mac_addr[6];
     bool mac_set;
     /* Derived from ip6/gateway6 (cfg_ip6.c); has_*: the option is set.
@@ -50,6 +53,14 @@ base_cfg_or(uint32_t v, uint32_t dflt)
 {
     return v == BASE_CFG_WORD ? dflt : v;
 }
+
+/** The interface's own addresses (cfg_iface.c): ACCEL_IP from
+ *  ACCEL_IFACE's first IPv4 address when unset, ip_shared (the kernel
+ *  holds ACCEL_IP there too), ACCEL_GATEWAY from the kernel's default
+ *  route through the interface when shared and unset. Reads the system;
+ *  called at load, not by base_cfg_parse. A line for the log goes to
+ *  note (empty: nothing to say). 0 or -errno. */
+int base_cfg_iface_addrs(struct base_cfg *cfg, char *note, size_t notelen);
 
 /** The process configuration (valid after base_cfg_load). */
 extern struct base_cfg base_cfg;

@@ -11,6 +11,15 @@
  * still reach the application; accept() takes from the stack queue first,
  * then from the kernel one. When the kernel bind fails (the port is taken
  * on the kernel) the socket is served by the stack alone.
+ *
+ * Shared address (base_cfg.ip_shared: the stack has the kernel's own
+ * address): every local port of the stack is the kernel's first. bind()
+ * binds the kernel socket as the application asked (port 0: the kernel
+ * picks) and the stack socket then binds the port the kernel gave; an
+ * unbound socket that connects, sends or listens has its kernel socket
+ * bound first (pl_sock_kreserve). So the kernel never hands one of the
+ * stack's ports to its own sockets, the stack never takes one of the
+ * kernel's, and bind() fails with the kernel's EADDRINUSE.
  */
 #include "sock.h"
 
@@ -69,6 +78,64 @@ addr_port(const struct sockaddr *a)
     return ((const struct sockaddr_in *)a)->sin_port;
 }
 
+/* The port the kernel socket has (network order), 0 if none. */
+static uint16_t
+kernel_port(int fd)
+{
+    struct sockaddr_in6 s6;
+    socklen_t len = sizeof(s6);
+
+    if (libc_getsockname(fd, (struct sockaddr *)&s6, &len) != 0)
+        return 0;
+    return s6.sin6_port;
+}
+
+/* Bind the stack socket to a with the kernel socket's port (a copy of a,
+ * len <= sizeof(struct sockaddr_in6)). */
+static int
+stack_bind_kport(struct pl_sock *s, int fd, const struct sockaddr *a,
+                 socklen_t len)
+{
+    struct sockaddr_in6 b;
+    int rc;
+
+    if (len > sizeof(b))
+        len = sizeof(b);
+    memset(&b, 0, sizeof(b));
+    memcpy(&b, a, len);
+    b.sin6_port = kernel_port(fd); /* the same place in sockaddr_in */
+    rt_lock();
+    rc = stk_sock_bind(s->stk, (const struct sockaddr *)&b, len);
+    rt_unlock();
+    return rc;
+}
+
+int
+pl_sock_kreserve(struct pl_sock *s, int fd)
+{
+    struct sockaddr_in sin = {.sin_family = AF_INET};
+    struct sockaddr_in6 s6 = {.sin6_family = AF_INET6};
+    const struct sockaddr *a = (const struct sockaddr *)&sin;
+    socklen_t len = sizeof(sin);
+    int rc;
+
+    if (!base_cfg.ip_shared || kernel_bound(fd))
+        return 0;
+    sin.sin_addr.s_addr = base_cfg.ip_addr;
+    if (s->kfamily == AF_INET6) {
+        s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
+        memcpy(&s6.sin6_addr.s6_addr[12], &base_cfg.ip_addr, 4);
+        a = (const struct sockaddr *)&s6;
+        len = sizeof(s6);
+    }
+    if (libc_bind(fd, a, len) < 0)
+        return -errno;
+    rc = stack_bind_kport(s, fd, a, len);
+    if (rc == 0 && s->type == SOCK_DGRAM)
+        pl_sock_kside_on(s, fd); /* fragments: the kernel reassembles */
+    return rc;
+}
+
 int
 pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
 {
@@ -78,7 +145,7 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     enum pl_why why = PL_WHY_local_addr;
     enum pl_in6 k;
     enum pl_route r;
-    bool kbound;
+    bool kbound, kfirst;
     int rc;
 
     pthread_mutex_lock(&s->mu);
@@ -139,7 +206,16 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
      * kernel side), so a port the kernel holds, by another program or by
      * one of this one's kernel sockets, is EADDRINUSE as on Linux. With
      * port 0 the stack picks the port, and the kernel side follows it. */
-    kbound = r == PL_ROUTE_ACCEL_ANY && addr_port(a) != 0;
+    /* Shared address: the kernel socket takes the port first, whatever
+     * it is (a group's port stays the stack's: the kernel's own groups
+     * are not steered). */
+    kfirst = base_cfg.ip_shared &&
+             (r == PL_ROUTE_ACCEL_ANY ||
+              (k == PL_IN6_NATIVE
+                   ? false
+                   : ((const struct sockaddr_in *)ra)->sin_addr.s_addr ==
+                         base_cfg.ip_addr));
+    kbound = (r == PL_ROUTE_ACCEL_ANY && addr_port(a) != 0) || kfirst;
     if (kbound && libc_bind(fd, a, len) < 0) {
         rc = -errno;
         pthread_mutex_unlock(&s->mu);
@@ -151,9 +227,13 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
         pthread_mutex_unlock(&s->mu);
         return kbound ? 0 : (int)pl_sysret(libc_bind(fd, a, len));
     }
-    rt_lock();
-    rc = stk_sock_bind(s->stk, a, len);
-    rt_unlock();
+    if (kfirst) {
+        rc = stack_bind_kport(s, fd, a, len);
+    } else {
+        rt_lock();
+        rc = stk_sock_bind(s->stk, a, len);
+        rt_unlock();
+    }
     /* A stack bind that fails after the kernel's (the port taken on the
      * stack by a socket bound to the stack's own address, which has no
      * kernel side) leaves the kernel socket bound: the application
@@ -203,11 +283,23 @@ pl_sock_listen(struct pl_sock *s, int fd, int backlog)
             pthread_mutex_unlock(&s->mu);
             return (int)pl_sysret(libc_listen(fd, backlog));
         }
-        rt_lock();
-        rc = stk_sock_bind(s->stk, a, alen);
-        rt_unlock();
-        if (rc == 0)
-            bind_kernel_side(s, fd);
+        if (base_cfg.ip_shared) {
+            /* the kernel picks the port (EADDRINUSE is its own) */
+            rc = libc_bind(fd, a, alen) < 0 ? -errno
+                                            : stack_bind_kport(s, fd, a, alen);
+            if (rc == 0)
+                pl_sock_kside_on(s, fd);
+        } else {
+            rt_lock();
+            rc = stk_sock_bind(s->stk, a, alen);
+            rt_unlock();
+            if (rc == 0)
+                bind_kernel_side(s, fd);
+        }
+        if (rc < 0) {
+            pthread_mutex_unlock(&s->mu);
+            return rc;
+        }
     }
     if (pl_sock_state(s) == PL_SOCK_KERNEL) {
         pthread_mutex_unlock(&s->mu);
@@ -390,6 +482,13 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
         return (int)pl_sysret(libc_connect(fd, a, len));
     if (demote_for_connect(s, fd, a, len, k, &v4))
         return (int)pl_sysret(libc_connect(fd, a, len));
+    if (base_cfg.ip_shared) {
+        pthread_mutex_lock(&s->mu);
+        rc = pl_sock_kreserve(s, fd);
+        pthread_mutex_unlock(&s->mu);
+        if (rc < 0)
+            return rc;
+    }
 
     deadline = pl_sock_deadline(s, true);
     rc = (int)pl_sock_run(s, connect_op, &x);

@@ -215,6 +215,15 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
         if (r == PL_ROUTE_KERNEL)
             return send_kernel_udp(s, fd, msg, flags);
     }
+    /* Shared address: a datagram socket's first send takes its port from
+     * the kernel first (kside marks it done: one load per send after). */
+    if (!stream && base_cfg.ip_shared && !atomic_load(&s->kside)) {
+        pthread_mutex_lock(&s->mu);
+        rc = pl_sock_kreserve(s, fd);
+        pthread_mutex_unlock(&s->mu);
+        if (rc < 0)
+            return rc;
+    }
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
     if (!nb) /* a call that may wait: handlers that run from here on count */
         sig0 = rt_sig_count;

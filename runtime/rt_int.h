@@ -157,10 +157,34 @@ int rt__sleep_port(int timeout_ms);
 int rt__progress_start(uint32_t period_usec);
 
 /* xdpsteer.c: accel's XDP program for af_xdp, with ip (and its subnet's
- * broadcast, from mask; both network order) written in, in a memfd whose
- * /proc/self/fd path goes to path. Returns the fd (close it once the port
- * is up) or -errno. */
-int rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz);
+ * broadcast, from mask; both network order) and the shared-address flag
+ * written in, in a memfd whose /proc/self/fd path goes to path. Returns
+ * the fd (close it once the port is up) or -errno. */
+struct rt__xdp_steer_cfg {
+    uint32_t ip, mask;
+    bool shared; /* the kernel holds ip too: xdpsteer4.c */
+};
+int rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path,
+                       size_t pathsz);
+/** An fd (moved high) of the map called name of accel's program on
+ *  iface, or -errno (-ENOENT: no such program or map). */
+int rt__xdp_steer_map_fd(const char *iface, const char *name);
+
+/* xdpsteer4.c: the stack sharing ACCEL_IFACE's IPv4 address with the
+ * kernel. rt__steer4_on once set up (the port's owner, or a process that
+ * joined it). */
+struct stk_flow;
+extern bool rt__steer4_on;
+/** Find the program's maps: 0, or -errno (the ports then stay with the
+ *  kernel, said once). */
+int rt__steer4_setup(void);
+/** The link ops of the stack (stack/steer.c). */
+void rt__steer4_port(int proto, uint16_t port, bool on);
+void rt__steer4_flow(const struct stk_flow *f, bool on);
+void rt__steer4_arp(uint32_t ip);
+/** The family's last listener on port is gone (a dead process's, at its
+ *  slot's cleanup; port lock held). */
+void rt__steer4_svc_gone(int proto, uint16_t port);
 /** Detach our program from iface if a dead process left it (the caller
  *  holds the interface lock). */
 void rt__xdp_steer_clear_stale(const char *iface);

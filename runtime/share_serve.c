@@ -85,6 +85,8 @@ rt__sh_svc_drop_copies(int i)
         if (v->used && v->copies[i] != 0) {
             v->copies[i] = 0;
             rt__sh_svc_drop_if_unheld(v);
+            if (!v->used)
+                rt__steer4_svc_gone(v->proto, v->port);
         }
     }
 }

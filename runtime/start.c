@@ -71,9 +71,14 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
      * interface's traffic that is not the stack's. */
     if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer) {
+        struct rt__xdp_steer_cfg sc = {.ip = base_cfg.ip_addr,
+                                       .mask = base_cfg.ip_mask,
+                                       .shared = base_cfg.ip_shared};
+
         rt__xdp_steer_clear_stale(base_cfg.iface);
-        prog_fd = rt__xdp_steer_open(base_cfg.ip_addr, base_cfg.ip_mask, prog,
-                                     sizeof(prog));
+        prog_fd = rt__xdp_steer_open(&sc, prog, sizeof(prog));
+        if (prog_fd < 0 && base_cfg.ip_shared)
+            return prog_fd; /* the kernel's traffic would go to the stack */
         if (prog_fd < 0) {
             BASE_WARN("start",
                       "XDP steering program unavailable (%s): DPDK's default "
@@ -110,6 +115,19 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         rt__port_close(port_id);
         rt__eal_remove(port_id);
         return rc;
+    }
+    if (base_cfg.ip_shared) {
+        if (!prog[0]) {
+            rt__port_close(port_id);
+            rt__eal_remove(port_id);
+            return -ENOTSUP;
+        }
+        rc = rt__steer4_setup();
+        if (rc != 0) {
+            rt__port_close(port_id);
+            rt__eal_remove(port_id);
+            return rc;
+        }
     }
     /* The program is attached and the stack's MAC known: its IPv6
      * addresses can go into the program's map (xdpsteer6.c). */
@@ -171,6 +189,32 @@ start_port(uint32_t *csum, uint8_t mac[6])
                      "ACCEL_VDEV=%s: the port did not start (see above); fix "
                      "the vdev string or unset ACCEL_VDEV",
                      base_cfg.vdev);
+        return rc;
+    }
+    /* A shared address needs the steering program: af_packet (and DPDK's
+     * default program) would hand the stack the kernel's frames too, and
+     * the kernel would answer the stack's connections with resets. */
+    if (base_cfg.ip_shared &&
+        (base_cfg.driver == BASE_DRIVER_AF_PACKET || !base_cfg.xdp_steer)) {
+        BASE_ERR("start",
+                 "ACCEL_IP=%s is the kernel's address on %s: sharing it "
+                 "needs af_xdp with accel's steering program "
+                 "(ACCEL_DRIVER=auto or af_xdp, ACCEL_XDP_STEER=1), or give "
+                 "the stack an address of its own; the program uses the "
+                 "kernel",
+                 base_cfg.ip, base_cfg.iface);
+        return -ENOTSUP;
+    }
+    if (base_cfg.ip_shared) {
+        rc = try_iface_driver(BASE_DRIVER_AF_XDP, csum, mac, false);
+        if (rc != 0)
+            BASE_ERR("start",
+                     "ACCEL_IFACE=%s: af_xdp with the steering program did "
+                     "not start (%s), and the address %s is shared with the "
+                     "kernel, which af_packet cannot do: the program uses "
+                     "the kernel (run as root; ACCEL_QUEUES must match the "
+                     "interface's queues)",
+                     base_cfg.iface, strerror(-rc), base_cfg.ip);
         return rc;
     }
     if (base_cfg.driver != BASE_DRIVER_AF_PACKET) {
@@ -318,6 +362,28 @@ steer_group6(void *ctx, const uint8_t group[16], bool add)
     (void)rt__xdp_steer_group6(group, add);
 }
 
+/* The shared-address steering (xdpsteer4.c), as the stack's link ops. */
+static void
+steer_port(void *ctx, int proto, uint16_t port, bool on)
+{
+    (void)ctx;
+    rt__steer4_port(proto, port, on);
+}
+
+static void
+steer_flow(void *ctx, const struct stk_flow *f, bool on)
+{
+    (void)ctx;
+    rt__steer4_flow(f, on);
+}
+
+static void
+steer_arp(void *ctx, uint32_t ip)
+{
+    (void)ctx;
+    rt__steer4_arp(ip);
+}
+
 /* ACCEL_IP6 and ACCEL_GATEWAY6 on the netif (stack lock held). */
 static int
 start_ip6(void)
@@ -357,6 +423,11 @@ start_stack(struct stk_netif_cfg *nc)
     nc->link.tx_send = rt__dp->tx_send;
     nc->link.ctx = NULL;
     nc->link.mc_group6 = steer_group6;
+    if (rt__steer4_on) {
+        nc->link.steer_port = steer_port;
+        nc->link.steer_flow = steer_flow;
+        nc->link.arp_request = steer_arp;
+    }
     rc = rt__impair_start();
     if (rc != 0)
         return rc;
@@ -427,6 +498,11 @@ start_joined(const char *owner, struct stk_netif_cfg *nc)
     base_cfg.ip_mask = nc->netmask;
     base_cfg.gw_addr = nc->gateway;
     base_cfg.mtu = nc->mtu;
+    /* The owner shares its address with the kernel (as this process's own
+     * configuration says, the environment being inherited): this process
+     * reports its ports and connections to the same maps. */
+    if (base_cfg.ip_shared)
+        (void)rt__steer4_setup();
     return start_stack(nc);
 }
 
@@ -455,8 +531,10 @@ do_start(void)
         return rc; /* logged by base_cfg_load */
     if (base_cfg.ip[0] == '\0') {
         BASE_ERR("start",
-                 "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
-                 "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
+                 "ACCEL_IP is not set and ACCEL_IFACE=%s has no IPv4 "
+                 "address to share; set ACCEL_IP=a.b.c.d/len (in the lab: "
+                 "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)",
+                 base_cfg.iface);
         return -EINVAL;
     }
     if (base_cfg.iface[0] == '\0' && base_cfg.vdev[0] == '\0') {

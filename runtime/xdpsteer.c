@@ -3,8 +3,9 @@
  * stack's frames go to the XSK, the rest on to the kernel. The object,
  * built with clang -target bpf, is embedded in the library
  * (rt__xdp_steer_obj, generated at build time). Before the PMD loads it
- * (devarg xdp_prog=PATH), a copy with ACCEL_IP and its subnet's broadcast
- * written over two placeholder constants goes into a memfd, and PATH is
+ * (devarg xdp_prog=PATH), a copy with ACCEL_IP, its subnet's broadcast and
+ * the shared-address flag written over three placeholder constants goes
+ * into a memfd, and PATH is
  * /proc/self/fd/N: nothing is left on disk.
  *
  * A process killed with SIGKILL cannot detach the program; the PMD attaches
@@ -37,6 +38,7 @@ extern const size_t rt__xdp_steer_obj_len;
 /* The placeholders' values in steer.bpf.c (as the u32 is stored). */
 #define XS_IP_MARK 0x5A1ECCA1u
 #define XS_BCAST_MARK 0x5B1ECCA1u
+#define XS_SHARED_MARK 0x5C1ECCA1u
 
 /* Overwrite the one occurrence of mark in buf with v; -1 if it is not
  * there exactly once. */
@@ -59,7 +61,7 @@ patch_u32(unsigned char *buf, size_t n, uint32_t mark, uint32_t v)
 }
 
 int
-rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz)
+rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path, size_t pathsz)
 {
     size_t n = rt__xdp_steer_obj_len;
     unsigned char *buf = malloc(n);
@@ -68,8 +70,9 @@ rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz)
     if (buf == NULL)
         return -ENOMEM;
     memcpy(buf, rt__xdp_steer_obj, n);
-    if (patch_u32(buf, n, XS_IP_MARK, ip) != 0 ||
-        patch_u32(buf, n, XS_BCAST_MARK, ip | ~mask) != 0) {
+    if (patch_u32(buf, n, XS_IP_MARK, c->ip) != 0 ||
+        patch_u32(buf, n, XS_BCAST_MARK, c->ip | ~c->mask) != 0 ||
+        patch_u32(buf, n, XS_SHARED_MARK, c->shared ? 1u : 0u) != 0) {
         BASE_ERR("port", "the embedded XDP program has no unique address "
                          "placeholders (a build problem)");
         goto out;
@@ -112,6 +115,38 @@ rt__xdp_steer_prog_fd(const char *iface)
         return -ENOENT;
     }
     return fd;
+}
+
+int
+rt__xdp_steer_map_fd(const char *iface, const char *name)
+{
+    struct bpf_prog_info info;
+    uint32_t ids[8], len = sizeof(info);
+    int prog = rt__xdp_steer_prog_fd(iface), rc = -ENOENT;
+
+    if (prog < 0)
+        return prog;
+    memset(&info, 0, sizeof(info));
+    info.nr_map_ids = 8;
+    info.map_ids = (uint64_t)(uintptr_t)ids;
+    if (bpf_obj_get_info_by_fd(prog, &info, &len) != 0)
+        info.nr_map_ids = 0;
+    for (uint32_t i = 0; rc < 0 && i < info.nr_map_ids && i < 8; i++) {
+        struct bpf_map_info mi;
+        uint32_t mlen = sizeof(mi);
+        int fd = bpf_map_get_fd_by_id(ids[i]);
+
+        if (fd < 0)
+            continue;
+        memset(&mi, 0, sizeof(mi));
+        if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 &&
+            strcmp(mi.name, name) == 0)
+            rc = rt__fd_move_high(fd);
+        else
+            close(fd);
+    }
+    close(prog);
+    return rc;
 }
 
 void

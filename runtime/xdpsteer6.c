@@ -166,33 +166,7 @@ kernel_has_ip6(const char *iface, const struct in6_addr *a)
 static int
 find_map(const char *iface)
 {
-    struct bpf_prog_info info;
-    uint32_t ids[8], len = sizeof(info);
-    int prog = rt__xdp_steer_prog_fd(iface), rc = -ENOENT;
-
-    if (prog < 0)
-        return prog;
-    memset(&info, 0, sizeof(info));
-    info.nr_map_ids = 8;
-    info.map_ids = (uint64_t)(uintptr_t)ids;
-    if (bpf_obj_get_info_by_fd(prog, &info, &len) != 0)
-        info.nr_map_ids = 0;
-    for (uint32_t i = 0; rc < 0 && i < info.nr_map_ids && i < 8; i++) {
-        struct bpf_map_info mi;
-        uint32_t mlen = sizeof(mi);
-        int fd = bpf_map_get_fd_by_id(ids[i]);
-
-        if (fd < 0)
-            continue;
-        memset(&mi, 0, sizeof(mi));
-        if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 &&
-            strcmp(mi.name, ACCEL_DST6_MAP) == 0)
-            rc = rt__fd_move_high(fd);
-        else
-            close(fd);
-    }
-    close(prog);
-    return rc;
+    return rt__xdp_steer_map_fd(iface, ACCEL_DST6_MAP);
 }
 
 int

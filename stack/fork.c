@@ -49,6 +49,12 @@ stk__flow_mute(bool on)
     mute += on ? 1 : -1;
 }
 
+bool
+stk__flow_muted(void)
+{
+    return mute > 0;
+}
+
 void
 stk_set_flow_ops(const struct stk_flow_ops *ops)
 {

@@ -209,6 +209,8 @@ stk_pcb_hash_reg(struct tcp_pcb **pcbs, struct tcp_pcb *pcb)
         stk__tcp_pcb_listed(pcb, true);
     if (list == PH_ACTIVE || list == PH_TW)
         stk__flow_note(pcb, true, list == PH_TW);
+    if (list == PH_ACTIVE && pcb->state == SYN_SENT)
+        stk__steer_pcb(pcb, true);
     if (list == PH_NONE || ph.failed)
         return;
     if (!ph.keyed)

@@ -139,6 +139,7 @@ stk_sock_close(struct stk_sock *s)
     if (s == NULL)
         return;
     s->notify_ctx = NULL;
+    stk__steer_port(s, false);
     if (s->type == SOCK_STREAM)
         stk__tcp_close(s);
     else

@@ -353,6 +353,7 @@ stk__tcp_listen(struct stk_sock *s, int backlog)
     s->backlog = backlog;
     s->lid = new_lid();
     group_update_backlog(g);
+    stk__steer_port(s, true);
     stk__changed(s, false);
     return 0;
 }

@@ -147,6 +147,7 @@ do_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
     s->bound = true;
     ip_addr_copy(s->bind_ip, *ip);
     s->bind_port = s->pcb.udp->local_port;
+    stk__steer_port(s, true);
     return 0;
 }
 
@@ -206,6 +207,7 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         ip_addr_set_zero(&s->peer_ip);
         s->peer_port = 0;
         if (s->bound && !s->port_explicit) {
+            stk__steer_port(s, false);
             udp_remove(s->pcb.udp);
             s->pcb.udp = NULL;
             s->bound = false;
@@ -345,6 +347,8 @@ stk__udp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
     stk__mc_for_dest(s, &ip);
     e = udp_sendto(s->pcb.udp, p, &ip, port);
     pbuf_free(p);
+    if (s->steer_port == 0)
+        stk__steer_port(s, true); /* udp_sendto bound it */
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);
     return (ssize_t)len;

@@ -25,6 +25,8 @@ extern "C" {
 
 /* ---- the network interface ------------------------------------------- */
 
+struct stk_flow;
+
 /** Frame output, provided by the port layer (runtime) or a test netif. */
 struct stk_link_ops {
     /** Return a buffer of at least len bytes for one frame, and an opaque
@@ -40,6 +42,16 @@ struct stk_link_ops {
     /** Optional: the same for an IPv6 group's address (16 bytes), as MLD
      *  joins and leaves it (a steering program that filters by group). */
     void (*mc_group6)(void *ctx, const uint8_t group[16], bool add);
+    /** Optional, when the stack shares the interface's IPv4 address with
+     *  the kernel (the port takes only what is the stack's): a local port
+     *  starts (on) or stops being served here (proto IPPROTO_TCP for a
+     *  listener, IPPROTO_UDP for a bound UDP socket; port in host order);
+     *  a connection needs steering of its own (on: an active open; off:
+     *  its pcb is gone); the stack asks for the MAC of ip (an ARP request
+     *  it sends; network order). */
+    void (*steer_port)(void *ctx, int proto, uint16_t port, bool on);
+    void (*steer_flow)(void *ctx, const struct stk_flow *f, bool on);
+    void (*arp_request)(void *ctx, uint32_t ip);
 };
 
 /** Offloads the port performs, so the stack skips the work. */
@@ -278,6 +290,11 @@ void stk_set_flow_ops(const struct stk_flow_ops *ops);
 /** The 128-bit key of initial sequence numbers (before connections are
  *  made); without it the stack draws one of its own. */
 void stk_isn_set_key(const uint64_t key[2]);
+
+/** The shared-address steering stops serving local TCP port (host
+ *  order): the connections still on it get entries of their own
+ *  (link op steer_flow), so they keep reaching the stack. */
+void stk_steer_adopt_port(uint16_t port);
 
 /** Visit every connection of the demux (active and TIME-WAIT); has_sock
  *  says whether a socket (accepted or not yet) holds it. */

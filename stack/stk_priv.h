@@ -93,8 +93,9 @@ struct stk_sock {
     /* Address as bound by the application (port in host order). */
     ip_addr_t bind_ip;
     uint16_t bind_port;
-    bool bound;         /* bind() was called (or listen/connect autobound) */
-    bool port_explicit; /* bind() named a port: kept across disconnects */
+    bool bound;          /* bind() was called (or listen/connect autobound) */
+    bool port_explicit;  /* bind() named a port: kept across disconnects */
+    uint16_t steer_port; /* the port reported served (steer.c), 0: none */
 
     /* Socket options. */
     bool reuseaddr, reuseport, keepalive, nodelay, broadcast;
@@ -364,6 +365,19 @@ bool stk__route_ok(const ip_addr_t *ip);
  *  through lwIP), or NULL. */
 const ip_addr_t *stk__local_for(const ip_addr_t *dest);
 
+/** The link ops the runtime gave (NULL members: not wanted). */
+const struct stk_link_ops *stk__link(void);
+
+/* steer.c: the shared-address steering reports (link ops steer_*) */
+/** s's local port is served (on: a listener, a UDP socket with a port)
+ *  or not any more (off, at close). */
+void stk__steer_port(struct stk_sock *s, bool on);
+/** An IPv4 connection needs its own steering entry (on) or its pcb goes
+ *  (off: only if on was reported for it). */
+void stk__steer_pcb(struct tcp_pcb *pcb, bool on);
+/** A frame the stack sends: an ARP request is reported. */
+void stk__steer_arp(const uint8_t *frame, uint16_t len);
+
 /* icmp_err.c */
 /** Deliver an ICMP error in this Ethernet frame to the connected UDP
  *  socket it concerns. True when the frame was a well-formed ICMP error
@@ -396,6 +410,8 @@ void stk__flow_set(struct stk_flow *f, const ip_addr_t *lip, uint16_t lport,
                    const ip_addr_t *rip, uint16_t rport);
 /** Moves of pcbs made while muted are not reported to the runtime. */
 void stk__flow_mute(bool on);
+/** True while muted. */
+bool stk__flow_muted(void);
 /** The listener id the frame being input was dispatched to (0: none). */
 extern uint32_t stk__in_lid;
 

@@ -82,6 +82,9 @@ struct stk_tcp_ext {
     uint64_t t_tick; /* the tick of the slot it is linked into */
     uint8_t t_kind;  /* STK_T_RTO/TLP/REO */
     bool t_linked;   /* on the wheel (armed, or cancelled lazily) */
+    /* the shared-address steering has an entry of its own for this
+     * connection (netif.c stk__steer_flow): removed when the pcb goes */
+    bool steered;
     /* held back by pacing until the next tick (tcp_timer.c) */
     struct stk_tcp_ext *p_next, *p_prev;
     bool p_linked;

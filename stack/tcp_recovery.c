@@ -976,6 +976,8 @@ stk_tcp_pcb_free(struct tcp_pcb *pcb)
     stk__timer_unlink(pcb);
     stk__pace_cancel(pcb);
     stk__rtx_free(&pcb->acc);
+    if (pcb->acc.steered)
+        stk__steer_pcb(pcb, false);
 }
 
 STK_COLD void

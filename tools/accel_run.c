@@ -324,8 +324,15 @@ check_config(struct base_cfg *cfg, char *err, size_t errlen)
     if (empty(cfg->iface) && empty(cfg->vdev))
         return 0;
     if (empty(cfg->ip)) {
+        char note[256];
+
+        /* unset: the interface's own address, shared with the kernel */
+        if (base_cfg_iface_addrs(cfg, note, sizeof(note)) == 0 &&
+            !empty(cfg->ip))
+            return 0;
         snprintf(err, errlen,
-                 "ACCEL_IP is not set; set ACCEL_IP=a.b.c.d/len (in the lab: "
+                 "ACCEL_IP is not set and ACCEL_IFACE has no IPv4 address to "
+                 "share; set ACCEL_IP=a.b.c.d/len (in the lab: "
                  "ACCEL_IP=10.200.0.2/24, see `accel-lab up`)");
         base_cfg_free(cfg);
         return RUN_ON_KERNEL;

@@ -13,6 +13,12 @@
  *     stack's addresses), the groups its sockets joined, and ff02::1 when
  *     the kernel does not use IPv6 on the interface. The map is empty until
  *     the port is up, and stays empty without ACCEL_IP6.
+ * With accel_shared (ACCEL_IP is the kernel's own address on the
+ * interface), IPv4 to that address goes to the stack only for its ports
+ * and connections (the maps accel_lport and accel_flow4, steer.h),
+ * broadcast and multicast only as UDP to a port it serves, ARP only as
+ * the reply to a request of the stack's (accel_arp); ICMP echo, IGMP, ARP
+ * requests and everything else stay with the kernel.
  * Everything else, the kernel's own addresses, other IPv6, ARP and
  * neighbour discovery for other addresses, LLDP and the rest, is passed to
  * the kernel as if no program were attached. With DPDK's default program
@@ -59,10 +65,35 @@ struct {
     __type(value, __u32);
 } accel_dst6 SEC(".maps");
 
+/* Shared-address steering (steer.h): served ports, the stack's other
+ * connections, its pending ARP requests. Empty unless accel_shared. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, ACCEL_LPORT_MAX);
+    __type(key, struct accel_lport_key);
+    __type(value, __u32);
+} accel_lport SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, ACCEL_FLOW4_MAX);
+    __type(key, struct accel_flow4_key);
+    __type(value, __u32);
+} accel_flow4 SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, ACCEL_ARP_MAX);
+    __type(key, __u32);
+    __type(value, __u64);
+} accel_arp SEC(".maps");
+
 /* Network byte order. The placeholders are found and replaced by
- * runtime/xdpsteer.c (XS_IP_MARK, XS_BCAST_MARK): keep them in sync. */
+ * runtime/xdpsteer.c (XS_IP_MARK, XS_BCAST_MARK, XS_SHARED_MARK): keep
+ * them in sync. accel_shared: 1 when the kernel has accel_ip too. */
 volatile const __u32 accel_ip = 0x5A1ECCA1;
 volatile const __u32 accel_bcast = 0x5B1ECCA1;
+volatile const __u32 accel_shared = 0x5C1ECCA1;
 
 struct arp_ipv4 {
     __be16 htype, ptype;
@@ -79,6 +110,123 @@ struct nd_sol {
     struct icmp6hdr icmp;
     struct in6_addr target;
 };
+
+/* The stack's side of a TCP or UDP datagram from the shared address's
+ * point of view: its local port lp, the peer's address ra and port rp. */
+static __always_inline int
+served4(__u8 proto, __u32 ra, __u16 lp, __u16 rp)
+{
+    struct accel_lport_key pk = {.proto = proto, .port = lp};
+    struct accel_flow4_key fk = {
+        .raddr = ra, .lport = lp, .rport = rp, .proto = proto};
+
+    if (bpf_map_lookup_elem(&accel_lport, &pk) != NULL)
+        return 1;
+    return bpf_map_lookup_elem(&accel_flow4, &fk) != NULL;
+}
+
+/* An IPv4 frame to the address the kernel and the stack share: the
+ * stack's when it belongs to a port or a connection of the stack's
+ * (ICMP errors by the datagram they quote), the kernel's otherwise.
+ * Fragments are the kernel's: it reassembles them for the socket that
+ * holds the port (every accelerated socket has one), which the
+ * application also reads. */
+static __noinline int
+steer_shared4(struct xdp_md *ctx)
+{
+    void *data = (void *)(long)ctx->data;
+    void *end = (void *)(long)ctx->data_end;
+    const struct iphdr *ip = data + sizeof(struct ethhdr);
+    const __u16 *l4;
+    __u32 hl;
+
+    if ((void *)(ip + 1) > end)
+        return XDP_PASS;
+    if ((ip->frag_off & bpf_htons(0x3fff)) != 0)
+        return XDP_PASS;
+    hl = (ip->ihl & 0xf) * 4u;
+    if (hl < sizeof(*ip))
+        return XDP_PASS;
+    l4 = (const void *)ip + hl;
+    if (ip->protocol == IPPROTO_TCP || ip->protocol == IPPROTO_UDP) {
+        if ((void *)(l4 + 2) > end)
+            return XDP_PASS;
+        if (!served4(ip->protocol, ip->saddr, l4[1], l4[0]))
+            return XDP_PASS;
+    } else if (ip->protocol == IPPROTO_ICMP) {
+        const struct icmphdr_min {
+            __u8 type, code;
+            __u16 csum;
+            __u32 rest;
+        } *ic = (const void *)l4;
+        const struct iphdr *in = (const void *)(ic + 1);
+        const __u16 *il4;
+
+        /* destination unreachable, source quench, time exceeded,
+         * parameter problem: about a datagram the stack sent? */
+        if ((void *)(in + 1) > end || (ic->type != 3 && ic->type != 4 &&
+                                       ic->type != 11 && ic->type != 12))
+            return XDP_PASS;
+        if (in->saddr != accel_ip || (in->ihl & 0xf) != 5 ||
+            (in->protocol != IPPROTO_TCP && in->protocol != IPPROTO_UDP))
+            return XDP_PASS;
+        il4 = (const void *)(in + 1);
+        if ((void *)(il4 + 2) > end ||
+            !served4(in->protocol, in->daddr, il4[0], il4[1]))
+            return XDP_PASS;
+    } else {
+        return XDP_PASS;
+    }
+    return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+/* ARP for the shared address: a reply to the stack's own pending request
+ * goes to the stack (once), everything else to the kernel. */
+static __noinline int
+steer_shared_arp(struct xdp_md *ctx)
+{
+    void *data = (void *)(long)ctx->data;
+    void *end = (void *)(long)ctx->data_end;
+    const struct arp_ipv4 *a = data + sizeof(struct ethhdr);
+    __u64 *deadline;
+    __u32 spa;
+
+    if ((void *)(a + 1) > end || a->op != bpf_htons(2))
+        return XDP_PASS;
+    spa = a->spa;
+    deadline = bpf_map_lookup_elem(&accel_arp, &spa);
+    if (deadline == NULL)
+        return XDP_PASS;
+    if (*deadline < bpf_ktime_get_ns()) {
+        bpf_map_delete_elem(&accel_arp, &spa);
+        return XDP_PASS;
+    }
+    bpf_map_delete_elem(&accel_arp, &spa);
+    return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+/* Broadcast and multicast with a shared address: UDP to a port the stack
+ * serves; IGMP and the rest stay the kernel's. */
+static __noinline int
+steer_shared_bcast(struct xdp_md *ctx)
+{
+    void *data = (void *)(long)ctx->data;
+    void *end = (void *)(long)ctx->data_end;
+    const struct iphdr *ip = data + sizeof(struct ethhdr);
+    const __u16 *l4;
+    struct accel_lport_key pk = {.proto = IPPROTO_UDP};
+
+    if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP ||
+        (ip->frag_off & bpf_htons(0x3fff)) != 0 || (ip->ihl & 0xf) != 5)
+        return XDP_PASS;
+    l4 = (const void *)(ip + 1);
+    if ((void *)(l4 + 2) > end)
+        return XDP_PASS;
+    pk.port = l4[1];
+    if (bpf_map_lookup_elem(&accel_lport, &pk) == NULL)
+        return XDP_PASS;
+    return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
 
 /* An IPv6 frame: to the stack's XSK or to the kernel. A function of its
  * own (a BPF-to-BPF call), so its map lookups cost IPv4 frames nothing. */
@@ -133,11 +281,15 @@ accel_steer(struct xdp_md *ctx)
         if (d != accel_ip && d != accel_bcast && d != 0xffffffffu &&
             (bpf_ntohl(d) >> 28) != 0xe)
             return XDP_PASS;
+        if (accel_shared)
+            return d == accel_ip ? steer_shared4(ctx) : steer_shared_bcast(ctx);
     } else if (eth->h_proto == bpf_htons(ETH_P_ARP)) {
         struct arp_ipv4 *a = (void *)(eth + 1);
 
         if ((void *)(a + 1) > end || a->tpa != accel_ip)
             return XDP_PASS;
+        if (accel_shared)
+            return steer_shared_arp(ctx);
     } else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
         return steer_ip6(ctx);
     } else {

@@ -6,6 +6,8 @@
 #ifndef ACCEL_RT_XDP_STEER_H
 #define ACCEL_RT_XDP_STEER_H
 
+#include <linux/types.h>
+
 /* Hash map: key a struct in6_addr (an IPv6 destination), value a __u32 of
  * the bits below. An address not in it stays with the kernel. */
 #define ACCEL_DST6_MAP "accel_dst6"
@@ -22,5 +24,38 @@
 /* A group the stack takes whole: one its sockets joined (MLD), or ff02::1
  * when the kernel does not use IPv6 on the interface. */
 #define ACCEL_DST6_GROUP 0x4u
+
+/* Sharing the interface's own IPv4 address with the kernel (accel_shared
+ * set at load): only what the stack serves goes to it. */
+
+/* Hash map: a local port the stack serves (a listener, a bound UDP
+ * socket): every TCP or UDP frame to the shared address and that port. */
+#define ACCEL_LPORT_MAP "accel_lport"
+#define ACCEL_LPORT_MAX 4096
+struct accel_lport_key {
+    __u8 proto; /* IPPROTO_TCP or IPPROTO_UDP */
+    __u8 pad;
+    __u16 port; /* network order */
+};
+
+/* LRU hash map: a connection of the stack's whose local port is not
+ * served (an active open; connections left when their listener closed).
+ * An LRU map: entries of a process killed before it removed them age out
+ * instead of filling the map. */
+#define ACCEL_FLOW4_MAP "accel_flow4"
+#define ACCEL_FLOW4_MAX 65536
+struct accel_flow4_key {
+    __u32 raddr;        /* the peer's address, network order */
+    __u16 lport, rport; /* network order */
+    __u8 proto;
+    __u8 pad[3];
+};
+
+/* LRU hash map: an IPv4 neighbour the stack asked for (ARP request); the
+ * value is the deadline (CLOCK_MONOTONIC ns) of the request. The first
+ * reply from it before the deadline goes to the stack and removes the
+ * entry; every other ARP frame is the kernel's. */
+#define ACCEL_ARP_MAP "accel_arp"
+#define ACCEL_ARP_MAX 1024
 
 #endif /* ACCEL_RT_XDP_STEER_H */

@@ -156,3 +156,10 @@ stk_set_ifindex(int ifindex)
 {
     (void)ifindex;
 }
+
+/* The stand-ins have no connections to steer. */
+void
+stk_steer_adopt_port(uint16_t port)
+{
+    (void)port;
+}

@@ -444,6 +444,7 @@ Lab::SetUp()
     cfg.mtu = 1500;
     cfg.link.tx_alloc = &Lab::tx_alloc;
     cfg.link.tx_send = &Lab::tx_send;
+    link_setup(cfg);
     ASSERT_EQ(stk_init(&cfg), 0);
     in6_addr a6;
     memcpy(&a6, kStackIp6.data(), 16);

@@ -119,6 +119,13 @@ class Lab : public ::testing::Test
   protected:
     void SetUp() override;
     void TearDown() override;
+    // Called with the netif's configuration before stk_init: a fixture
+    // adds optional link ops here.
+    virtual void
+    link_setup(stk_netif_cfg &cfg)
+    {
+        (void)cfg;
+    }
 
     // Virtual clock.
     static uint64_t now_ns_;

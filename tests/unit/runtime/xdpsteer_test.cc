@@ -15,7 +15,12 @@
 extern "C" {
 extern const unsigned char rt__xdp_steer_obj[];
 extern const size_t rt__xdp_steer_obj_len;
-int rt__xdp_steer_open(uint32_t ip, uint32_t mask, char *path, size_t pathsz);
+struct rt__xdp_steer_cfg {
+    uint32_t ip, mask;
+    bool shared;
+};
+int rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path,
+                       size_t pathsz);
 }
 #include "xdpsteer6.h"
 #include "xdp/steer.h"
@@ -75,26 +80,37 @@ TEST(XdpSteer, AddressesWrittenOverPlaceholders)
     uint32_t ip = inet_addr("10.1.2.3"), mask = inet_addr("255.255.255.0");
     uint32_t bcast = inet_addr("10.1.2.255");
     char path[64] = "";
-    int fd = rt__xdp_steer_open(ip, mask, path, sizeof(path));
+    for (bool shared : {false, true}) {
+        rt__xdp_steer_cfg c = {ip, mask, shared};
+        int fd = rt__xdp_steer_open(&c, path, sizeof(path));
 
-    ASSERT_GE(fd, 0);
-    EXPECT_EQ("/proc/self/fd/" + std::to_string(fd), std::string(path));
-    EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-    std::string got = slurp(path);
-    close(fd);
-    ASSERT_EQ(orig.size(), got.size());
-    EXPECT_EQ(1, count(orig, 0x5A1ECCA1u));
-    EXPECT_EQ(1, count(orig, 0x5B1ECCA1u));
-    EXPECT_EQ(0, count(got, 0x5A1ECCA1u));
-    EXPECT_EQ(0, count(got, 0x5B1ECCA1u));
-    EXPECT_EQ(count(orig, ip) + 1, count(got, ip));
-    EXPECT_EQ(count(orig, bcast) + 1, count(got, bcast));
-    // Nothing else changed: 8 bytes differ at most.
-    int diff = 0;
-    for (size_t i = 0; i < got.size(); i++)
-        diff += got[i] != orig[i];
-    EXPECT_LE(diff, 8);
-    EXPECT_GE(diff, 2);
+        ASSERT_GE(fd, 0);
+        EXPECT_EQ("/proc/self/fd/" + std::to_string(fd), std::string(path));
+        EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+        std::string got = slurp(path);
+        close(fd);
+        ASSERT_EQ(orig.size(), got.size());
+        EXPECT_EQ(1, count(orig, 0x5A1ECCA1u));
+        EXPECT_EQ(1, count(orig, 0x5B1ECCA1u));
+        EXPECT_EQ(1, count(orig, 0x5C1ECCA1u));
+        EXPECT_EQ(0, count(got, 0x5A1ECCA1u));
+        EXPECT_EQ(0, count(got, 0x5B1ECCA1u));
+        EXPECT_EQ(0, count(got, 0x5C1ECCA1u));
+        EXPECT_EQ(count(orig, ip) + 1, count(got, ip));
+        EXPECT_EQ(count(orig, bcast) + 1, count(got, bcast));
+        // Nothing else changed: 12 bytes differ at most.
+        int diff = 0;
+        for (size_t i = 0; i < got.size(); i++)
+            diff += got[i] != orig[i];
+        EXPECT_LE(diff, 12);
+        EXPECT_GE(diff, 2);
+        // The flag's word: 1 when shared, 0 otherwise, where the mark was.
+        size_t at = orig.find(std::string("\xA1\xCC\x1E\x5C", 4));
+        ASSERT_NE(std::string::npos, at);
+        uint32_t flag;
+        memcpy(&flag, got.data() + at, 4);
+        EXPECT_EQ(shared ? 1u : 0u, flag);
+    }
 }
 
 in6_addr
