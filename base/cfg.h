@@ -41,6 +41,8 @@ struct base_cfg {
     struct in6_addr ip6_addr, gw6_addr;
     uint8_t ip6_prefix;
     bool has_ip6, has_gw6;
+    /* The kernel holds ip6_addr on ACCEL_IFACE too (cfg_iface.c). */
+    bool ip6_shared;
 };
 
 /** The value of a u32w option set to its word (or left at it): "inherit",

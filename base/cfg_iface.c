@@ -9,7 +9,10 @@
  *    (so the port's XDP program must take only the stack's ports and
  *    connections, runtime/xdpsteer4.c);
  *  - with a shared address and no ACCEL_GATEWAY: the kernel's default
- *    route through ACCEL_IFACE, if it has one.
+ *    route through ACCEL_IFACE, if it has one;
+ *  - ACCEL_IP and ACCEL_IP6 both unset: the interface's first global IPv6
+ *    address too (ip6_shared); an ACCEL_IP6 the kernel holds there is
+ *    shared as well.
  *
  * Raw syscalls (a netlink dump of the addresses, /proc/net/route): the
  * library's interposed socket calls must not be re-entered here.
@@ -20,6 +23,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +161,83 @@ fmt_ip(uint32_t a, int plen)
     return strdup(s);
 }
 
+/* The first global, usable IPv6 address of iface (want NULL), or whether
+ * iface has want (/proc/net/if_inet6: "addr ifindex plen scope flags
+ * name"; scope 0 is global, flags 0x40 tentative, 0x20 deprecated, 0x08
+ * DAD failed). */
+static bool
+kernel_ip6(const char *iface, const struct in6_addr *want, struct in6_addr *out,
+           unsigned *plen)
+{
+    char line[256], hex[33], dev[IF_NAMESIZE + 1];
+    unsigned idx, pl, scope, flags;
+    bool found = false;
+    FILE *f = fopen("/proc/net/if_inet6", "re");
+
+    while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL) {
+        struct in6_addr a;
+
+        if (sscanf(line, "%32s %x %x %x %x %16s", hex, &idx, &pl, &scope,
+                   &flags, dev) != 6 ||
+            strcmp(dev, iface) != 0)
+            continue;
+        for (int i = 0; i < 16; i++) {
+            unsigned b;
+
+            if (sscanf(hex + 2 * i, "%2x", &b) != 1)
+                b = 0;
+            a.s6_addr[i] = (uint8_t)b;
+        }
+        if (want != NULL) {
+            found = memcmp(&a, want, sizeof(a)) == 0;
+        } else if (scope == 0 && (flags & 0x68u) == 0) {
+            *out = a;
+            *plen = pl;
+            found = true;
+        }
+    }
+    if (f != NULL)
+        fclose(f);
+    return found;
+}
+
+/* ACCEL_IP6: the interface's (deflt: ACCEL_IP was unset too), or shared
+ * when the kernel has it. */
+static int
+iface_ip6(struct base_cfg *cfg, bool deflt, char *note, size_t notelen)
+{
+    char s[INET6_ADDRSTRLEN + 8];
+    struct in6_addr a;
+    unsigned plen;
+    size_t n = strlen(note);
+
+    cfg->ip6_shared = false;
+    if (cfg->has_ip6) {
+        cfg->ip6_shared = kernel_ip6(cfg->iface, &cfg->ip6_addr, NULL, NULL);
+        if (cfg->ip6_shared && n + 1 < notelen)
+            snprintf(note + n, notelen - n, "%sACCEL_IP6=%s is shared too",
+                     n ? "; " : "", cfg->ip6);
+        return 0;
+    }
+    if (!deflt || cfg->ip6[0] != '\0' ||
+        !kernel_ip6(cfg->iface, NULL, &a, &plen) || plen == 0 || plen > 128)
+        return 0;
+    inet_ntop(AF_INET6, &a, s, INET6_ADDRSTRLEN);
+    snprintf(s + strlen(s), sizeof(s) - strlen(s), "/%u", plen);
+    free(cfg->ip6);
+    cfg->ip6 = strdup(s);
+    if (cfg->ip6 == NULL)
+        return -ENOMEM;
+    cfg->ip6_addr = a;
+    cfg->ip6_prefix = (uint8_t)plen;
+    cfg->has_ip6 = true;
+    cfg->ip6_shared = true;
+    if (n + 1 < notelen)
+        snprintf(note + n, notelen - n, "%sand its IPv6 address %s",
+                 n ? "; " : "", cfg->ip6);
+    return 0;
+}
+
 int
 base_cfg_iface_addrs(struct base_cfg *cfg, char *note, size_t notelen)
 {
@@ -166,6 +247,7 @@ base_cfg_iface_addrs(struct base_cfg *cfg, char *note, size_t notelen)
 
     note[0] = '\0';
     cfg->ip_shared = false;
+    cfg->ip6_shared = false;
     if (cfg->iface[0] == '\0' || cfg->vdev[0] != '\0')
         return 0;
     ifindex = (int)if_nametoindex(cfg->iface);
@@ -190,6 +272,9 @@ base_cfg_iface_addrs(struct base_cfg *cfg, char *note, size_t notelen)
                  "the kernel (only the ports and connections of accelerated "
                  "sockets are taken from it)",
                  cfg->iface, cfg->ip);
+        rc = iface_ip6(cfg, true, note, notelen);
+        if (rc != 0)
+            return rc;
     } else {
         f.want = cfg->ip_addr;
         rc = each_addr4(ifindex, match, &f);
@@ -202,6 +287,9 @@ base_cfg_iface_addrs(struct base_cfg *cfg, char *note, size_t notelen)
                      "stack shares it (only the ports and connections of "
                      "accelerated sockets are taken from it)",
                      cfg->ip, cfg->iface);
+        rc = iface_ip6(cfg, false, note, notelen);
+        if (rc != 0)
+            return rc;
     }
     if (cfg->ip_shared && cfg->gateway[0] == '\0') {
         uint32_t gw = kernel_gateway(cfg->iface);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "cfg.h"
 #include "decide.h"
 #include "fdtable.h"
 #include "rt.h"
@@ -173,13 +174,21 @@ void pl_sock_to_kernel(struct pl_sock *s, int fd, enum pl_why why,
  *  its kernel side (pl_sock_kside_on); s->mu held. 0 or -errno. */
 int pl_sock_kbind_any(struct pl_sock *s, int fd);
 
-/** Shared address (base_cfg.ip_shared): an accelerated socket without a
- *  local port gets one from the kernel first (its kernel socket binds the
- *  stack's address, port 0), then the stack socket binds it; UDP sockets
+/** Shared address (base_cfg.ip_shared, or ip6_shared for v6, the
+ *  destination's family): an accelerated socket without a local port gets
+ *  one from the kernel first (its kernel socket binds the stack's address
+ *  of that family, port 0), then the stack socket binds it; UDP sockets
  *  also read the kernel socket (pl_sock_kside_on). A no-op when the
  *  address is not shared or the socket is bound. s->mu held; 0 or -errno
  *  (the kernel's bind error: EADDRNOTAVAIL, out of ports). */
-int pl_sock_kreserve(struct pl_sock *s, int fd);
+int pl_sock_kreserve(struct pl_sock *s, int fd, bool v6);
+
+/** The stack shares an address of either family with the kernel. */
+static inline bool
+pl_shared_addr(void)
+{
+    return base_cfg.ip_shared || base_cfg.ip6_shared;
+}
 
 /** IPV6_V6ONLY of an AF_INET6 socket (false for AF_INET): the kernel
  *  socket's while undecided, the value when it was accelerated after. */

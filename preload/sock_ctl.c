@@ -12,9 +12,9 @@
  * then from the kernel one. When the kernel bind fails (the port is taken
  * on the kernel) the socket is served by the stack alone.
  *
- * Shared address (base_cfg.ip_shared: the stack has the kernel's own
- * address): every local port of the stack is the kernel's first. bind()
- * binds the kernel socket as the application asked (port 0: the kernel
+ * Shared address (base_cfg.ip_shared, ip6_shared: the stack has the
+ * kernel's own address): every local port of the stack is the kernel's first.
+ * bind() binds the kernel socket as the application asked (port 0: the kernel
  * picks) and the stack socket then binds the port the kernel gave; an
  * unbound socket that connects, sends or listens has its kernel socket
  * bound first (pl_sock_kreserve). So the kernel never hands one of the
@@ -111,7 +111,7 @@ stack_bind_kport(struct pl_sock *s, int fd, const struct sockaddr *a,
 }
 
 int
-pl_sock_kreserve(struct pl_sock *s, int fd)
+pl_sock_kreserve(struct pl_sock *s, int fd, bool v6)
 {
     struct sockaddr_in sin = {.sin_family = AF_INET};
     struct sockaddr_in6 s6 = {.sin6_family = AF_INET6};
@@ -119,10 +119,14 @@ pl_sock_kreserve(struct pl_sock *s, int fd)
     socklen_t len = sizeof(sin);
     int rc;
 
-    if (!base_cfg.ip_shared || kernel_bound(fd))
+    if (!(v6 ? base_cfg.ip6_shared : base_cfg.ip_shared) || kernel_bound(fd))
         return 0;
     sin.sin_addr.s_addr = base_cfg.ip_addr;
-    if (s->kfamily == AF_INET6) {
+    if (v6) {
+        s6.sin6_addr = base_cfg.ip6_addr;
+        a = (const struct sockaddr *)&s6;
+        len = sizeof(s6);
+    } else if (s->kfamily == AF_INET6) {
         s6.sin6_addr.s6_addr[10] = s6.sin6_addr.s6_addr[11] = 0xff;
         memcpy(&s6.sin6_addr.s6_addr[12], &base_cfg.ip_addr, 4);
         a = (const struct sockaddr *)&s6;
@@ -209,12 +213,16 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     /* Shared address: the kernel socket takes the port first, whatever
      * it is (a group's port stays the stack's: the kernel's own groups
      * are not steered). */
-    kfirst = base_cfg.ip_shared &&
-             (r == PL_ROUTE_ACCEL_ANY ||
+    kfirst = (r == PL_ROUTE_ACCEL_ANY && pl_shared_addr()) ||
+             (r == PL_ROUTE_ACCEL &&
               (k == PL_IN6_NATIVE
-                   ? false
-                   : ((const struct sockaddr_in *)ra)->sin_addr.s_addr ==
-                         base_cfg.ip_addr));
+                   ? base_cfg.ip6_shared &&
+                         IN6_ARE_ADDR_EQUAL(
+                             &((const struct sockaddr_in6 *)a)->sin6_addr,
+                             &base_cfg.ip6_addr)
+                   : base_cfg.ip_shared &&
+                         ((const struct sockaddr_in *)ra)->sin_addr.s_addr ==
+                             base_cfg.ip_addr));
     kbound = (r == PL_ROUTE_ACCEL_ANY && addr_port(a) != 0) || kfirst;
     if (kbound && libc_bind(fd, a, len) < 0) {
         rc = -errno;
@@ -283,7 +291,7 @@ pl_sock_listen(struct pl_sock *s, int fd, int backlog)
             pthread_mutex_unlock(&s->mu);
             return (int)pl_sysret(libc_listen(fd, backlog));
         }
-        if (base_cfg.ip_shared) {
+        if (pl_shared_addr()) {
             /* the kernel picks the port (EADDRINUSE is its own) */
             rc = libc_bind(fd, a, alen) < 0 ? -errno
                                             : stack_bind_kport(s, fd, a, alen);
@@ -482,9 +490,9 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
         return (int)pl_sysret(libc_connect(fd, a, len));
     if (demote_for_connect(s, fd, a, len, k, &v4))
         return (int)pl_sysret(libc_connect(fd, a, len));
-    if (base_cfg.ip_shared) {
+    if (pl_shared_addr()) {
         pthread_mutex_lock(&s->mu);
-        rc = pl_sock_kreserve(s, fd);
+        rc = pl_sock_kreserve(s, fd, k == PL_IN6_NATIVE);
         pthread_mutex_unlock(&s->mu);
         if (rc < 0)
             return rc;

@@ -186,7 +186,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     struct iovec local[n > 0 && n <= UIO_MAXIOV ? n : 1];
     struct msghdr m = *msg;
     struct msg_arg x = {.msg = &m, .flags = flags & ~MSG_DONTWAIT};
-    bool nb, stream = s->type == SOCK_STREAM;
+    bool nb, stream = s->type == SOCK_STREAM, to_v6 = false;
     struct sockaddr_in v4;
     const struct sockaddr *to = msg->msg_name;
     socklen_t tolen = msg->msg_namelen;
@@ -204,6 +204,7 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
         enum pl_in6 k = pl_sock_view(s, fd, false, to, tolen, &v4);
         enum pl_route r = PL_ROUTE_ACCEL;
 
+        to_v6 = k == PL_IN6_NATIVE;
         if (k == PL_IN6_BAD) /* Linux's errno; nothing is sent */
             return pl_sysret(libc_sendmsg(pl_sock_kfd(s, fd), msg, flags));
         if (k == PL_IN6_NATIVE)
@@ -217,9 +218,9 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
     }
     /* Shared address: a datagram socket's first send takes its port from
      * the kernel first (kside marks it done: one load per send after). */
-    if (!stream && base_cfg.ip_shared && !atomic_load(&s->kside)) {
+    if (!stream && pl_shared_addr() && !atomic_load(&s->kside)) {
         pthread_mutex_lock(&s->mu);
-        rc = pl_sock_kreserve(s, fd);
+        rc = pl_sock_kreserve(s, fd, to_v6);
         pthread_mutex_unlock(&s->mu);
         if (rc < 0)
             return rc;

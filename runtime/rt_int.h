@@ -182,6 +182,7 @@ int rt__steer4_setup(void);
 void rt__steer4_port(int proto, uint16_t port, bool on);
 void rt__steer4_flow(const struct stk_flow *f, bool on);
 void rt__steer4_arp(uint32_t ip);
+void rt__steer4_nd(const uint8_t target[16]);
 /** The family's last listener on port is gone (a dead process's, at its
  *  slot's cleanup; port lock held). */
 void rt__steer4_svc_gone(int proto, uint16_t port);

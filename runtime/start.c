@@ -77,7 +77,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 
         rt__xdp_steer_clear_stale(base_cfg.iface);
         prog_fd = rt__xdp_steer_open(&sc, prog, sizeof(prog));
-        if (prog_fd < 0 && base_cfg.ip_shared)
+        if (prog_fd < 0 && (base_cfg.ip_shared || base_cfg.ip6_shared))
             return prog_fd; /* the kernel's traffic would go to the stack */
         if (prog_fd < 0) {
             BASE_WARN("start",
@@ -116,7 +116,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         rt__eal_remove(port_id);
         return rc;
     }
-    if (base_cfg.ip_shared) {
+    if (base_cfg.ip_shared || base_cfg.ip6_shared) {
         if (!prog[0]) {
             rt__port_close(port_id);
             rt__eal_remove(port_id);
@@ -132,7 +132,8 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     /* The program is attached and the stack's MAC known: its IPv6
      * addresses can go into the program's map (xdpsteer6.c). */
     if (prog[0] && base_cfg.has_ip6) {
-        int rc6 = rt__xdp_steer_setup6(base_cfg.iface, mac, &base_cfg.ip6_addr);
+        int rc6 = rt__xdp_steer_setup6(base_cfg.iface, mac, &base_cfg.ip6_addr,
+                                       base_cfg.ip6_shared);
 
         if (rc6 != 0)
             BASE_WARN("start",
@@ -194,18 +195,20 @@ start_port(uint32_t *csum, uint8_t mac[6])
     /* A shared address needs the steering program: af_packet (and DPDK's
      * default program) would hand the stack the kernel's frames too, and
      * the kernel would answer the stack's connections with resets. */
-    if (base_cfg.ip_shared &&
+    if ((base_cfg.ip_shared || base_cfg.ip6_shared) &&
         (base_cfg.driver == BASE_DRIVER_AF_PACKET || !base_cfg.xdp_steer)) {
         BASE_ERR("start",
-                 "ACCEL_IP=%s is the kernel's address on %s: sharing it "
+                 "ACCEL_IP%s=%s is the kernel's address on %s: sharing it "
                  "needs af_xdp with accel's steering program "
                  "(ACCEL_DRIVER=auto or af_xdp, ACCEL_XDP_STEER=1), or give "
                  "the stack an address of its own; the program uses the "
                  "kernel",
-                 base_cfg.ip, base_cfg.iface);
+                 base_cfg.ip_shared ? "" : "6",
+                 base_cfg.ip_shared ? base_cfg.ip : base_cfg.ip6,
+                 base_cfg.iface);
         return -ENOTSUP;
     }
-    if (base_cfg.ip_shared) {
+    if (base_cfg.ip_shared || base_cfg.ip6_shared) {
         rc = try_iface_driver(BASE_DRIVER_AF_XDP, csum, mac, false);
         if (rc != 0)
             BASE_ERR("start",
@@ -214,7 +217,8 @@ start_port(uint32_t *csum, uint8_t mac[6])
                      "kernel, which af_packet cannot do: the program uses "
                      "the kernel (run as root; ACCEL_QUEUES must match the "
                      "interface's queues)",
-                     base_cfg.iface, strerror(-rc), base_cfg.ip);
+                     base_cfg.iface, strerror(-rc),
+                     base_cfg.ip_shared ? base_cfg.ip : base_cfg.ip6);
         return rc;
     }
     if (base_cfg.driver != BASE_DRIVER_AF_PACKET) {
@@ -384,6 +388,13 @@ steer_arp(void *ctx, uint32_t ip)
     rt__steer4_arp(ip);
 }
 
+static void
+steer_nd(void *ctx, const uint8_t target[16])
+{
+    (void)ctx;
+    rt__steer4_nd(target);
+}
+
 /* ACCEL_IP6 and ACCEL_GATEWAY6 on the netif (stack lock held). */
 static int
 start_ip6(void)
@@ -426,7 +437,8 @@ start_stack(struct stk_netif_cfg *nc)
     if (rt__steer4_on) {
         nc->link.steer_port = steer_port;
         nc->link.steer_flow = steer_flow;
-        nc->link.arp_request = steer_arp;
+        nc->link.arp_request = base_cfg.ip_shared ? steer_arp : NULL;
+        nc->link.nd_request = base_cfg.ip6_shared ? steer_nd : NULL;
     }
     rc = rt__impair_start();
     if (rc != 0)
@@ -501,7 +513,7 @@ start_joined(const char *owner, struct stk_netif_cfg *nc)
     /* The owner shares its address with the kernel (as this process's own
      * configuration says, the environment being inherited): this process
      * reports its ports and connections to the same maps. */
-    if (base_cfg.ip_shared)
+    if (base_cfg.ip_shared || base_cfg.ip6_shared)
         (void)rt__steer4_setup();
     return start_stack(nc);
 }

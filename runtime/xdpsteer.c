@@ -121,17 +121,17 @@ int
 rt__xdp_steer_map_fd(const char *iface, const char *name)
 {
     struct bpf_prog_info info;
-    uint32_t ids[8], len = sizeof(info);
+    uint32_t ids[16], len = sizeof(info);
     int prog = rt__xdp_steer_prog_fd(iface), rc = -ENOENT;
 
     if (prog < 0)
         return prog;
     memset(&info, 0, sizeof(info));
-    info.nr_map_ids = 8;
+    info.nr_map_ids = 16;
     info.map_ids = (uint64_t)(uintptr_t)ids;
     if (bpf_obj_get_info_by_fd(prog, &info, &len) != 0)
         info.nr_map_ids = 0;
-    for (uint32_t i = 0; rc < 0 && i < info.nr_map_ids && i < 8; i++) {
+    for (uint32_t i = 0; rc < 0 && i < info.nr_map_ids && i < 16; i++) {
         struct bpf_map_info mi;
         uint32_t mlen = sizeof(mi);
         int fd = bpf_map_get_fd_by_id(ids[i]);

@@ -1,15 +1,17 @@
 /*
- * Sharing the interface's IPv4 address with the kernel (base_cfg.ip_shared:
- * ACCEL_IP unset, or the kernel's own address on ACCEL_IFACE). accel's XDP
- * program, loaded with accel_shared set, hands the stack only what these
+ * Sharing the interface's addresses with the kernel (base_cfg.ip_shared:
+ * ACCEL_IP unset, or the kernel's own address on ACCEL_IFACE; ip6_shared
+ * the same for IPv6, whose address is ACCEL_DST6_SHARED in accel_dst6). accel's
+ * XDP program, loaded with accel_shared set, hands the stack only what these
  * maps name (runtime/xdp/steer.h), and everything else, ICMP echo, ARP
  * requests, the kernel's own ports and connections, to the kernel:
  *
  *   accel_lport  (TCP|UDP, port)      ports the stack serves: its
  *                                     listeners and UDP sockets
  *   accel_flow4  (peer, ports, TCP)   its other connections: active opens,
- *                                     and those a closed listener left
- *   accel_arp    neighbour            its pending ARP requests
+ *   accel_flow6                       and those a closed listener left
+ *   accel_arp    neighbour            its pending ARP requests and
+ *   accel_nd     target               neighbour solicitations
  *
  * The stack reports through its link ops (stack/steer.c); this file keeps
  * the maps. A port counts its sockets in this process; its entry goes
@@ -51,7 +53,7 @@
 bool rt__steer4_on;
 
 /* -1: not looked for yet; -2: not there. */
-static int lport_fd = -1, flow_fd = -1, arp_fd = -1;
+static int lport_fd = -1, flow_fd = -1, arp_fd = -1, flow6_fd = -1, nd_fd = -1;
 static bool map_warned;
 
 /* This process's sockets per served port. */
@@ -77,7 +79,10 @@ maps(void)
         lport_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_LPORT_MAP);
         flow_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_FLOW4_MAP);
         arp_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_ARP_MAP);
-        if (lport_fd < 0 || flow_fd < 0 || arp_fd < 0) {
+        flow6_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_FLOW6_MAP);
+        nd_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_ND_MAP);
+        if (lport_fd < 0 || flow_fd < 0 || arp_fd < 0 || flow6_fd < 0 ||
+            nd_fd < 0) {
             if (!map_warned)
                 BASE_WARN("port",
                           "cannot reach the steering maps of the XDP program "
@@ -86,7 +91,7 @@ maps(void)
                           base_cfg.iface,
                           strerror(lport_fd < 0 ? -lport_fd : ENOENT));
             map_warned = true;
-            lport_fd = flow_fd = arp_fd = -2;
+            lport_fd = flow_fd = arp_fd = flow6_fd = nd_fd = -2;
         }
     }
     return lport_fd >= 0;
@@ -183,12 +188,22 @@ rt__steer4_flow(const struct stk_flow *f, bool on)
                                 .lport = htons(f->lport),
                                 .rport = htons(f->rport),
                                 .proto = IPPROTO_TCP};
+    struct accel_flow6_key k6 = {.lport = htons(f->lport),
+                                 .rport = htons(f->rport),
+                                 .proto = IPPROTO_TCP};
     uint32_t v = 1;
+    const void *key = &k;
+    int fd = flow_fd;
 
-    if (f->v6 || !maps())
+    if (!maps())
         return;
-    report(on ? bpf_rc(bpf_map_update_elem(flow_fd, &k, &v, BPF_ANY))
-              : bpf_rc(bpf_map_delete_elem(flow_fd, &k)),
+    if (f->v6) {
+        memcpy(k6.raddr, f->rip6, 16);
+        key = &k6;
+        fd = flow6_fd;
+    }
+    report(on ? bpf_rc(bpf_map_update_elem(fd, key, &v, BPF_ANY))
+              : bpf_rc(bpf_map_delete_elem(fd, key)),
            on ? "add connection" : "remove connection");
 }
 
@@ -196,17 +211,36 @@ rt__steer4_flow(const struct stk_flow *f, bool on)
  * longer; a later request makes a new entry). */
 #define ARP_WAIT_NS 3000000000ull
 
+static uint64_t
+deadline_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
+           ARP_WAIT_NS;
+}
+
 void
 rt__steer4_arp(uint32_t ip)
 {
-    struct timespec ts;
     uint64_t deadline;
 
     if (!maps())
         return;
-    clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
-    deadline = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec +
-               ARP_WAIT_NS;
+    deadline = deadline_ns();
     report(bpf_rc(bpf_map_update_elem(arp_fd, &ip, &deadline, BPF_ANY)),
            "add ARP request");
+}
+
+void
+rt__steer4_nd(const uint8_t target[16])
+{
+    uint64_t deadline;
+
+    if (!maps())
+        return;
+    deadline = deadline_ns();
+    report(bpf_rc(bpf_map_update_elem(nd_fd, target, &deadline, BPF_ANY)),
+           "add neighbour solicitation");
 }

@@ -169,9 +169,33 @@ find_map(const char *iface)
     return rt__xdp_steer_map_fd(iface, ACCEL_DST6_MAP);
 }
 
+/* A shared ip6 (the kernel has it on iface): one entry, SHARED; its
+ * solicited-node group, the link-local address and all-nodes stay the
+ * kernel's, which answers neighbour discovery for both. */
+static int
+setup_shared6(int fd, const char *iface, const struct in6_addr *ip6)
+{
+    uint32_t kind = ACCEL_DST6_SHARED;
+    char a[INET6_ADDRSTRLEN];
+    int rc = bpf_rc(bpf_map_update_elem(fd, ip6, &kind, 0));
+
+    if (rc != 0) {
+        close(fd);
+        dst6_fd = -2;
+        return rc;
+    }
+    dst6_fd = fd;
+    inet_ntop(AF_INET6, ip6, a, sizeof(a));
+    BASE_INFO("port",
+              "IPv6 to the stack on %s: the ports and connections of the "
+              "shared %s; neighbour discovery stays the kernel's",
+              iface, a);
+    return 0;
+}
+
 int
 rt__xdp_steer_setup6(const char *iface, const uint8_t mac[6],
-                     const struct in6_addr *ip6)
+                     const struct in6_addr *ip6, bool shared)
 {
     struct rt__xdp_dst6 v[RT_XDP_DST6_BASE];
     char a[INET6_ADDRSTRLEN], l[INET6_ADDRSTRLEN];
@@ -184,6 +208,8 @@ rt__xdp_steer_setup6(const char *iface, const uint8_t mac[6],
         dst6_fd = -2;
         return fd;
     }
+    if (shared)
+        return setup_shared6(fd, iface, ip6);
     rt__xdp_ip6_linklocal(mac, &ll);
     inet_ntop(AF_INET6, ip6, a, sizeof(a));
     inet_ntop(AF_INET6, &ll, l, sizeof(l));

@@ -38,11 +38,12 @@ size_t rt__xdp_steer_dst6(const struct in6_addr *ip6, const struct in6_addr *ll,
 
 /** Once the af_xdp port with accel's program is up on iface: fill the map
  *  for ACCEL_IP6 ip6 and the link-local address of mac (the stack's MAC),
- *  ff02::1 to the stack when the kernel has IPv6 off on iface. 0 or
+ *  ff02::1 to the stack when the kernel has IPv6 off on iface; or, shared
+ *  (the kernel has ip6 too), ip6 alone as ACCEL_DST6_SHARED. 0 or
  *  -errno (-ENOENT: no program of ours there); IPv6 then stays with the
  *  kernel. */
 int rt__xdp_steer_setup6(const char *iface, const uint8_t mac[6],
-                         const struct in6_addr *ip6);
+                         const struct in6_addr *ip6, bool shared);
 
 /** Take (join true) or release the frames to IPv6 multicast group (16
  *  bytes, network order) for the stack: call it at a group's first join

@@ -67,7 +67,8 @@ link_output(struct netif *netif, struct pbuf *p)
     if (buf == NULL)
         return ERR_OK; /* dropped like a full ring; counted by the port */
     pbuf_copy_partial(p, buf, p->tot_len, 0);
-    if (__builtin_expect(link_ops.arp_request != NULL, 0))
+    if (__builtin_expect(
+            link_ops.arp_request != NULL || link_ops.nd_request != NULL, 0))
         stk__steer_arp(buf, p->tot_len);
     link_ops.tx_send(link_ops.ctx, handle, p->tot_len);
     return ERR_OK;

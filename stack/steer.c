@@ -14,14 +14,18 @@
  *    end removes only what was added for it. Moves made while flow
  *    reports are muted (fork freeze, copies dropped silently, moved
  *    connections) change nothing: the connection lives on elsewhere;
- *  - the ARP requests the stack sends: their reply is steered to it.
+ *  - the ARP requests and IPv6 neighbour solicitations the stack sends:
+ *    their answer is steered to it.
  *
  * Stack lock held throughout.
  */
 #include <netinet/in.h>
 #include <string.h>
 
+#include "lwip/icmp6.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/prot/icmp6.h"
+#include "lwip/prot/ip6.h"
 #include "lwip/prot/etharp.h"
 #include "lwip/prot/ethernet.h"
 #include "lwip/tcp.h"
@@ -66,8 +70,7 @@ stk__steer_pcb(struct tcp_pcb *pcb, bool on)
     const struct stk_link_ops *l = stk__link();
     struct stk_flow f;
 
-    if (l->steer_flow == NULL || stk__flow_muted() ||
-        IP_IS_V6_VAL(pcb->remote_ip) || pcb->remote_port == 0)
+    if (l->steer_flow == NULL || stk__flow_muted() || pcb->remote_port == 0)
         return;
     if (on == pcb->acc.steered)
         return;
@@ -91,6 +94,26 @@ stk_steer_adopt_port(uint16_t port)
     adopt_list(tcp_tw_pcbs, port);
 }
 
+/* A neighbour solicitation (no extension headers: lwIP sends none):
+ * its target to nd_request. */
+static void
+steer_ns(const struct stk_link_ops *l, const uint8_t *frame, uint16_t len)
+{
+    const uint8_t *ip6 = frame + SIZEOF_ETH_HDR;
+    const uint8_t *icmp = ip6 + 40;
+
+    static const uint8_t unspec[16];
+
+    if (l->nd_request == NULL || len < SIZEOF_ETH_HDR + 40 + 8 + 16 ||
+        ip6[6] != IP6_NEXTH_ICMP6 || icmp[0] != ICMP6_TYPE_NS)
+        return;
+    /* Duplicate address detection (from ::): the kernel defends a shared
+     * address, and that answer must not reach the stack. */
+    if (memcmp(ip6 + 8, unspec, 16) == 0)
+        return;
+    l->nd_request(l->ctx, icmp + 8);
+}
+
 void
 stk__steer_arp(const uint8_t *frame, uint16_t len)
 {
@@ -99,6 +122,12 @@ stk__steer_arp(const uint8_t *frame, uint16_t len)
     const struct etharp_hdr *a = (const void *)(eth + 1);
     uint32_t tpa;
 
+    if (len < SIZEOF_ETH_HDR)
+        return;
+    if (eth->type == PP_HTONS(ETHTYPE_IPV6)) {
+        steer_ns(l, frame, len);
+        return;
+    }
     if (l->arp_request == NULL || len < SIZEOF_ETH_HDR + SIZEOF_ETHARP_HDR ||
         eth->type != PP_HTONS(ETHTYPE_ARP) ||
         a->opcode != PP_HTONS(ARP_REQUEST))

@@ -52,6 +52,9 @@ struct stk_link_ops {
     void (*steer_port)(void *ctx, int proto, uint16_t port, bool on);
     void (*steer_flow)(void *ctx, const struct stk_flow *f, bool on);
     void (*arp_request)(void *ctx, uint32_t ip);
+    /** The same for IPv6: the target of a neighbour solicitation the
+     *  stack sends (16 bytes). */
+    void (*nd_request)(void *ctx, const uint8_t target[16]);
 };
 
 /** Offloads the port performs, so the stack skips the work. */

@@ -88,6 +88,20 @@ struct {
     __type(value, __u64);
 } accel_arp SEC(".maps");
 
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, ACCEL_FLOW6_MAX);
+    __type(key, struct accel_flow6_key);
+    __type(value, __u32);
+} accel_flow6 SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, ACCEL_ND_MAX);
+    __type(key, struct in6_addr);
+    __type(value, __u64);
+} accel_nd SEC(".maps");
+
 /* Network byte order. The placeholders are found and replaced by
  * runtime/xdpsteer.c (XS_IP_MARK, XS_BCAST_MARK, XS_SHARED_MARK): keep
  * them in sync. accel_shared: 1 when the kernel has accel_ip too. */
@@ -228,6 +242,70 @@ steer_shared_bcast(struct xdp_md *ctx)
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
 }
 
+/* The stack's side of an IPv6 TCP or UDP datagram on a shared address. */
+static __always_inline int
+served6(__u8 proto, const struct in6_addr *ra, __u16 lp, __u16 rp)
+{
+    struct accel_lport_key pk = {.proto = proto, .port = lp};
+    struct accel_flow6_key fk = {.lport = lp, .rport = rp, .proto = proto};
+
+    if (bpf_map_lookup_elem(&accel_lport, &pk) != NULL)
+        return 1;
+    __builtin_memcpy(fk.raddr, ra, 16);
+    return bpf_map_lookup_elem(&accel_flow6, &fk) != NULL;
+}
+
+/* A frame to a shared IPv6 address (ACCEL_DST6_SHARED): the stack's when
+ * it is TCP or UDP of its ports or connections, or an ICMPv6 error (packet
+ * too big included) quoting one; the kernel's otherwise. Extension headers
+ * send it to the kernel. */
+static __noinline int
+steer_shared6(struct xdp_md *ctx)
+{
+    void *data = (void *)(long)ctx->data;
+    void *end = (void *)(long)ctx->data_end;
+    const struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
+    const __u16 *l4 = (const void *)(ip6 + 1);
+
+    if ((void *)(l4 + 2) > end)
+        return XDP_PASS;
+    if (ip6->nexthdr == IPPROTO_TCP || ip6->nexthdr == IPPROTO_UDP) {
+        if (!served6(ip6->nexthdr, &ip6->saddr, l4[1], l4[0]))
+            return XDP_PASS;
+    } else if (ip6->nexthdr == IPPROTO_ICMPV6) {
+        const struct icmp6hdr *ic = (const void *)l4;
+        const struct ipv6hdr *in = (const void *)(ic + 1);
+        const __u16 *il4 = (const void *)(in + 1);
+
+        /* destination unreachable, packet too big, time exceeded,
+         * parameter problem, about a datagram the stack sent */
+        if (ic->icmp6_type < 1 || ic->icmp6_type > 4 ||
+            (void *)(il4 + 2) > end ||
+            (in->nexthdr != IPPROTO_TCP && in->nexthdr != IPPROTO_UDP) ||
+            !served6(in->nexthdr, &in->daddr, il4[0], il4[1]))
+            return XDP_PASS;
+    } else {
+        return XDP_PASS;
+    }
+    return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+/* A neighbour advertisement answering one of the stack's solicitations
+ * (its target in accel_nd, before the deadline): once, to the stack. */
+static __always_inline int
+nd_answer(const struct nd_sol *na)
+{
+    struct in6_addr t = na->target;
+    __u64 *deadline = bpf_map_lookup_elem(&accel_nd, &t);
+    int mine;
+
+    if (deadline == NULL)
+        return 0;
+    mine = *deadline >= bpf_ktime_get_ns();
+    bpf_map_delete_elem(&accel_nd, &t);
+    return mine;
+}
+
 /* An IPv6 frame: to the stack's XSK or to the kernel. A function of its
  * own (a BPF-to-BPF call), so its map lookups cost IPv4 frames nothing. */
 static __noinline int
@@ -242,11 +320,18 @@ steer_ip6(struct xdp_md *ctx)
 
     if ((void *)(ip6 + 1) > end)
         return XDP_PASS;
+    /* With a shared address the stack solicits from the link-local
+     * address the kernel has too: the answers are told apart by target. */
+    if (ip6->nexthdr == IPPROTO_ICMPV6 && (void *)(ns + 1) <= end &&
+        ns->icmp.icmp6_type == 136 && nd_answer(ns))
+        goto take;
     kind = bpf_map_lookup_elem(&accel_dst6, &ip6->daddr);
     if (kind == NULL)
         return XDP_PASS;
     if ((*kind & (ACCEL_DST6_OWN | ACCEL_DST6_GROUP)) != 0)
         goto take;
+    if ((*kind & ACCEL_DST6_SHARED) != 0)
+        return steer_shared6(ctx);
     /* A solicited-node group: a solicitation for another target is the
      * kernel's (its address may share the low 24 bits). */
     if (ip6->nexthdr != IPPROTO_ICMPV6 || (void *)(ns + 1) > end ||

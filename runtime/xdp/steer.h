@@ -24,6 +24,11 @@
 /* A group the stack takes whole: one its sockets joined (MLD), or ff02::1
  * when the kernel does not use IPv6 on the interface. */
 #define ACCEL_DST6_GROUP 0x4u
+/* An address the kernel has too (the interface's own, shared): frames to
+ * it go to the stack only for its ports and connections (accel_lport,
+ * accel_flow6) and ICMPv6 errors about them; neighbour discovery and the
+ * rest stay the kernel's. */
+#define ACCEL_DST6_SHARED 0x8u
 
 /* Sharing the interface's own IPv4 address with the kernel (accel_shared
  * set at load): only what the stack serves goes to it. */
@@ -57,5 +62,22 @@ struct accel_flow4_key {
  * entry; every other ARP frame is the kernel's. */
 #define ACCEL_ARP_MAP "accel_arp"
 #define ACCEL_ARP_MAX 1024
+
+/* LRU hash map: accel_flow4 for IPv6 connections to or from a shared
+ * IPv6 address. */
+#define ACCEL_FLOW6_MAP "accel_flow6"
+#define ACCEL_FLOW6_MAX 16384
+struct accel_flow6_key {
+    __u8 raddr[16];     /* the peer's address */
+    __u16 lport, rport; /* network order */
+    __u8 proto;
+    __u8 pad[3];
+};
+
+/* LRU hash map: accel_arp for IPv6: a target of the stack's neighbour
+ * solicitations (key: the 16-byte address); the first neighbour
+ * advertisement for it before the deadline goes to the stack. */
+#define ACCEL_ND_MAP "accel_nd"
+#define ACCEL_ND_MAX 1024
 
 #endif /* ACCEL_RT_XDP_STEER_H */

@@ -26,6 +26,8 @@ struct Ev {
     uint32_t ip = 0;    // flow: the peer; arp: the target (host)
 };
 std::vector<Ev> evs;
+std::vector<In6> nd_targets;
+bool flow_v6;
 
 void
 ev_port(void *, int proto, uint16_t port, bool on)
@@ -37,6 +39,16 @@ void
 ev_flow(void *, const stk_flow *f, bool on)
 {
     evs.push_back({"flow", on, IPPROTO_TCP, f->lport, f->rport, ntohl(f->rip)});
+    flow_v6 = f->v6;
+}
+
+void
+ev_nd(void *, const uint8_t target[16])
+{
+    In6 t;
+    memcpy(t.data(), target, 16);
+    nd_targets.push_back(t);
+    evs.push_back({"nd", true, 0, 0, 0, 0});
 }
 
 void
@@ -54,6 +66,7 @@ class Steer : public Lab
         cfg.link.steer_port = ev_port;
         cfg.link.steer_flow = ev_flow;
         cfg.link.arp_request = ev_arp;
+        cfg.link.nd_request = ev_nd;
     }
     void
     SetUp() override
@@ -192,6 +205,20 @@ TEST_F(Steer, arp_requests_reported)
     advance(10);
     drain();
     EXPECT_EQ(count("arp", true), 1);
+}
+
+TEST_F(Steer, ipv6_active_open_and_neighbour_solicitation_reported)
+{
+    v6_ = true;
+    Conn c = active_open(80);
+    ASSERT_NE(c.s, nullptr);
+    ASSERT_EQ(count("flow", true), 1);
+    EXPECT_TRUE(flow_v6);
+    // The stack solicited the peer's address before its SYN went out.
+    ASSERT_GE(count("nd", true), 1);
+    EXPECT_NE(std::find(nd_targets.begin(), nd_targets.end(), kPeerIp6),
+              nd_targets.end());
+    EXPECT_EQ(count("arp", true), 0);
 }
 
 // Without the ops (a separate address, memif): nothing is called, and
