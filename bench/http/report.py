@@ -32,14 +32,20 @@ from benchlib import (  # noqa: E402
 KERNEL = "kernel"
 # topology, accelerated series, what runs where
 TOPOLOGIES, KERNEL_DESC = series_desc("wrk", "nginx")
+TOPOLOGIES.insert(1, ("A", "accel_as", "kernel wrk in netns accel-k -> nginx under accel-run in "
+                      "netns accel-a (af_xdp on the veth), the stack sharing the kernel's "
+                      "address: 10.200.0.2/24 on the veth, ACCEL_IP unset"))
 TOPOLOGIES.append(("B", "accel_b6", "wrk under accel-run -> nginx under accel-run, both in "
                    "netns accel-m, over memif, over IPv6: nginx `listen [fd00:201::1]:80`, wrk "
                    "to `http://[fd00:201::1]/`, both ends with ACCEL_IP6 (fd00:201::1/64 and "
                    "fd00:201::2/64) besides ACCEL_IP"))
 # What a series is compared with (the kernel unless named here), and its
 # name in the tables.
-BASELINE = {"accel_b6": "accel_b"}
-SIDE = {KERNEL: "kernel", "accel_a": "accel", "accel_b": "accel", "accel_b6": "accel IPv6"}
+BASELINE = {"accel_b6": "accel_b", "accel_as": "accel_a"}
+SIDE = {KERNEL: "kernel", "accel_a": "accel", "accel_b": "accel", "accel_b6": "accel IPv6",
+        "accel_as": "accel shared"}
+# What a series with a baseline of its own is called in its section and plot.
+VARIANT = {"accel_b6": " over IPv6", "accel_as": " with a shared address"}
 # topology, target text, series, (conns, keepalive), metric, op, bound
 TARGETS = [
     ("B", "req/s keep-alive c=32 >= 3x kernel", "accel_b", (32, True), "rps", ">=", 3.0),
@@ -49,6 +55,8 @@ TARGETS = [
     ("A", "p50 keep-alive c=1 <= half the kernel's", "accel_a", (1, True), "p50_us", "<=", 0.5),
     ("B", "IPv6: req/s keep-alive c=32 >= 0.95x IPv4's (within 5 %; accel_b6 / accel_b)",
      "accel_b6", (32, True), "rps", ">=", 0.95),
+    ("A", "shared address: req/s keep-alive c=32 >= 0.95x an own address's (accel_as / "
+     "accel_a)", "accel_as", (32, True), "rps", ">=", 0.95),
 ]
 METRICS = ("rps", "p50_us", "p99_us", "server_cpu_s_per_100k", "client_cpu_s_per_100k")
 
@@ -75,12 +83,14 @@ def baseline(series):
 
 def side_name(series, base):
     """A series' name in a table comparing it with base."""
-    return "accel IPv4" if base in BASELINE.values() and series == base else SIDE[series]
+    if base in BASELINE.values() and series == base:
+        return "accel IPv4" if base == "accel_b" else "accel own address"
+    return SIDE[series]
 
 
 def section_name(topo, series):
     """A series' topology as the report names it."""
-    return "Topology %s%s" % (topo, " over IPv6" if series == "accel_b6" else "")
+    return "Topology %s%s" % (topo, VARIANT.get(series, ""))
 
 
 def find(points, series, conns, keepalive):
@@ -177,11 +187,12 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
     dur = int(meta["duration_s"])
     L = ["# HTTP benchmark %s" % meta["stamp"], ""] + commit_note(meta) + smoke_note(meta)
     nr = int(meta.get("rounds", "1"))
-    L += ["## Targets (issues 3 and 21)", "",
+    L += ["## Targets (issues 3, 21 and 22)", "",
           "Ratios accel / kernel, and for IPv6 (topology B over IPv6) IPv6 / IPv4: "
-          "B over IPv6 against B in the same round.", ""]
+          "B over IPv6 against B in the same round; for A with a shared address "
+          "against A with the stack's own address, in the same round.", ""]
     if nr > 1:
-        L += ["%d rounds (kernel, A, B, B over IPv6, then again): each ratio is the median "
+        L += ["%d rounds (kernel, A, A shared, B, B over IPv6, then again): each ratio is the median "
               "of the rounds' ratios, each round's accel against that round's kernel (or "
               "B)." % nr, "",
               "| topology | target | ratio (median) | per round | status |",
@@ -349,7 +360,7 @@ def write_png(path, meta, points, topo_series):
                                     va="bottom", fontsize=8)
                 ax.margins(y=0.12)
             style_axes(ax, labels, logy, "%s: %s" % (
-                topo + (" IPv6" if series == "accel_b6" else ""), title))
+                topo + VARIANT.get(series, ""), title))
             if ci == 0:
                 ax.legend(handles=[Patch(color=color, label=name) for _, name, color in sides],
                           fontsize=8)

@@ -10,6 +10,11 @@
 #     A and B are the same processes, namespaces, veth, pinning and config).
 #   topology A (kernel client): the same kernel wrk in accel-k against
 #     nginx under accel-run in accel-a (af_xdp on the same veth).
+#   topology A with a shared address (series accel_as, right after A in
+#     every round): the same, with the kernel IP on accel-a's veth and
+#     ACCEL_IP unset, so the stack shares the kernel's address (its XDP
+#     program takes port 80 and leaves the rest to the kernel); compared
+#     with A (an address of the stack's own): what the sharing costs.
 #   topology B (both ends accelerated): wrk under accel-run against nginx
 #     under accel-run, over memif, both in netns accel-m.
 #   topology B over IPv6 (series accel_b6, right after B in every round):
@@ -50,7 +55,7 @@
 #                     close point: a burst of N requests at once, beyond
 #                     what the port's rings hold
 #   --rounds N        run the series N times, one round after the other
-#                     (kernel, A, B, B over IPv6; kernel, A, ...): the tables show
+#                     (kernel, A, A shared, B, B over IPv6; kernel, A, ...): the tables show
 #                     each point's median round, and each target the median
 #                     of its per-round ratios (each round's accel against
 #                     that round's kernel) with every round's ratio. This
@@ -182,8 +187,12 @@ server_start() {
         nginx_start "$name" A "$AIP:80" &&
             { wait_tcp K "$AIP" 80 || START_ERR="kernel nginx does not accept on $AIP:80"; }
         ;;
-    accel_a)
-        nginx_start "$name" AX "$AIP:80" ACCEL_STATS=1 &&
+    accel_a | accel_as)
+        if [[ $series == accel_a ]]; then
+            nginx_start "$name" AX "$AIP:80" ACCEL_STATS=1
+        else
+            nginx_start "$name" AX "$AIP:80" ACCEL_STATS=1 ACCEL_IP= ACCEL_IP6=
+        fi &&
             { slowwait 20 K curl -sf -m 2 -o /dev/null "http://$AIP/" ||
                 log "$name: no HTTP answer to curl yet; measuring anyway"; }
         ;;
@@ -314,7 +323,7 @@ run_series() {
     CMODE=$2
     URL=$3
     CLIENT_ENV=("${@:4}")
-    [[ $series != accel_b6 ]] || points=("${POINTS_B6[@]}")
+    [[ $series != accel_b6 && $series != accel_as ]] || points=("${POINTS_B6[@]}")
     server_start "$series"
     for p in "${points[@]}"; do
         note=""
@@ -358,6 +367,9 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 
     # topology A: kernel wrk, nginx under accel-run (af_xdp on the same veth)
     [[ $TOPO == B ]] || run_series accel_a K "http://$AIP/"
+
+    # topology A, the stack sharing the kernel's address on the veth
+    [[ $TOPO == B ]] || with_kernel_ip run_series accel_as K "http://$AIP/"
 
     # topology B: wrk and nginx both under accel-run over memif in accel-m
     [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
