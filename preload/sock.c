@@ -299,8 +299,18 @@ sock_destroy(struct pl_fd *f)
     /* In a fork child on the kernel, the stack socket belongs to the
      * parent's stack: the child only forgets it. */
     if (pl_sock_state(s) == PL_SOCK_ACCEL && rt_started()) {
+        int k = atomic_load(&s->kfd);
+
         rt_lock();
-        rt_sock_close(s->stk, !atomic_load(&s->dead));
+        /* Shared address: an active open's kernel socket keeps its port
+         * until the stack's connection is gone (TIME-WAIT included). */
+        if (k >= 0 && s->type == SOCK_STREAM && !atomic_load(&s->kside) &&
+            pl_shared_addr()) {
+            rt_sock_close_hold(s->stk, !atomic_load(&s->dead), k);
+            atomic_store(&s->kfd, -1);
+        } else {
+            rt_sock_close(s->stk, !atomic_load(&s->dead));
+        }
         rt_unlock();
     }
     if (atomic_load(&s->kfd) >= 0)
@@ -577,7 +587,7 @@ pl_sock_to_kernel(struct pl_sock *s, int fd, enum pl_why why, const char *call,
 }
 
 void
-pl_sock_kside_on(struct pl_sock *s, int fd)
+pl_sock_kfd_own(struct pl_sock *s, int fd)
 {
     int k;
 
@@ -591,6 +601,12 @@ pl_sock_kside_on(struct pl_sock *s, int fd)
         else
             atomic_store_explicit(&s->kfd, k, memory_order_release);
     }
+}
+
+void
+pl_sock_kside_on(struct pl_sock *s, int fd)
+{
+    pl_sock_kfd_own(s, fd);
     atomic_store(&s->kside, true);
     pl_ep_sock_kside(s);
 }

@@ -174,6 +174,10 @@ void pl_sock_to_kernel(struct pl_sock *s, int fd, enum pl_why why,
  *  its kernel side (pl_sock_kside_on); s->mu held. 0 or -errno. */
 int pl_sock_kbind_any(struct pl_sock *s, int fd);
 
+/** s's private descriptor of its kernel socket (s->kfd), made now if it
+ *  has none yet. */
+void pl_sock_kfd_own(struct pl_sock *s, int fd);
+
 /** Shared address (base_cfg.ip_shared, or ip6_shared for v6, the
  *  destination's family): an accelerated socket without a local port gets
  *  one from the kernel first (its kernel socket binds the stack's address

@@ -137,6 +137,8 @@ pl_sock_kreserve(struct pl_sock *s, int fd, bool v6)
     rc = stack_bind_kport(s, fd, a, len);
     if (rc == 0 && s->type == SOCK_DGRAM)
         pl_sock_kside_on(s, fd); /* fragments: the kernel reassembles */
+    else if (rc == 0)
+        pl_sock_kfd_own(s, fd); /* held past close (rt_sock_close_hold) */
     return rc;
 }
 

@@ -204,6 +204,12 @@ uint32_t rt_sock_events(struct stk_sock *s, uint32_t *gen);
  *  not found taken by another process), and give up a connection copied
  *  by fork (the last copy is closed for real, the others dropped). */
 void rt_sock_close(struct stk_sock *s, bool served);
+/** rt_sock_close, then, when the stack shares the interface's address:
+ *  keep kfd (a descriptor of the socket's kernel socket, which holds its
+ *  local port in the kernel) open until the connection's pcb is gone
+ *  (TIME-WAIT included), so the kernel cannot reuse the port for the same
+ *  peer meanwhile; otherwise kfd is closed at once. Takes kfd. */
+void rt_sock_close_hold(struct stk_sock *s, bool served, int kfd);
 
 /** The process is leaving without atexit handlers (_exit): close its
  *  connections (FIN or RST as close(2)), wait boundedly for their queued

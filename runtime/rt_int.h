@@ -183,6 +183,9 @@ void rt__steer4_port(int proto, uint16_t port, bool on);
 void rt__steer4_flow(const struct stk_flow *f, bool on);
 void rt__steer4_arp(uint32_t ip);
 void rt__steer4_nd(const uint8_t target[16]);
+/** Keep fd open until the steering entry of f goes (its pcb is freed);
+ *  closed at once if f has none. Stack lock held. */
+void rt__steer4_hold(const struct stk_flow *f, int fd);
 /** The family's last listener on port is gone (a dead process's, at its
  *  slot's cleanup; port lock held). */
 void rt__steer4_svc_gone(int proto, uint16_t port);

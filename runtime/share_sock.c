@@ -15,6 +15,7 @@
  * port is not shared (one branch, or the local list of share_serve.c).
  */
 #include <errno.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
@@ -158,4 +159,17 @@ rt_sock_close(struct stk_sock *s, bool served)
     }
     stk_sock_close(s);
     rt_poll();
+}
+
+void
+rt_sock_close_hold(struct stk_sock *s, bool served, int kfd)
+{
+    struct stk_flow f;
+    bool flow = rt__steer4_on && stk_sock_flow(s, &f);
+
+    rt_sock_close(s, served);
+    if (flow)
+        rt__steer4_hold(&f, kfd);
+    else
+        close(kfd);
 }

@@ -23,7 +23,10 @@
  *
  * The local port of every accelerated socket is also held by its kernel
  * socket (preload/sock_ctl.c binds it first), so the kernel never picks
- * one of the stack's ports, nor the stack one of the kernel's.
+ * one of the stack's ports, nor the stack one of the kernel's; after an
+ * active open's socket is closed, a descriptor of its kernel socket stays
+ * open here until the pcb is gone (TIME-WAIT included: rt__steer4_hold),
+ * so the kernel cannot reuse the port toward the same peer meanwhile.
  *
  * The maps' fds: the port's owner finds them once the program is
  * attached; fork children inherit them; a joined process finds them at
@@ -37,6 +40,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +67,77 @@ static struct {
     uint16_t port; /* host order */
     uint32_t n;
 } refs[PORT_REFS];
+
+/* The connections with an entry in accel_flow4/6 made by this process,
+ * and the kernel descriptor each holds after its socket closed (-1:
+ * none): chained hash, by the 4-tuple. */
+struct held {
+    struct held *next;
+    struct stk_flow f;
+    int fd;
+};
+#define HELD_BUCKETS 4096
+static struct held *held[HELD_BUCKETS];
+
+static uint32_t
+held_hash(const struct stk_flow *f)
+{
+    uint32_t h = f->rip * 2654435761u ^ ((uint32_t)f->lport << 16 | f->rport);
+
+    return (h ^ (h >> 15)) & (HELD_BUCKETS - 1);
+}
+
+static bool
+same_flow(const struct stk_flow *a, const struct stk_flow *b)
+{
+    return a->v6 == b->v6 && a->lport == b->lport && a->rport == b->rport &&
+           a->rip == b->rip && a->lip == b->lip &&
+           (!a->v6 || (memcmp(a->rip6, b->rip6, 16) == 0 &&
+                       memcmp(a->lip6, b->lip6, 16) == 0));
+}
+
+static struct held **
+held_find(const struct stk_flow *f)
+{
+    struct held **p = &held[held_hash(f)];
+
+    while (*p != NULL && !same_flow(&(*p)->f, f))
+        p = &(*p)->next;
+    return p;
+}
+
+static void
+held_note(const struct stk_flow *f, bool on)
+{
+    struct held **p = held_find(f), *h = *p;
+
+    if (on && h == NULL) {
+        h = malloc(sizeof(*h));
+        if (h == NULL)
+            return; /* the port is then freed at close: a narrower race */
+        h->next = NULL;
+        h->f = *f;
+        h->fd = -1;
+        *p = h;
+    } else if (!on && h != NULL) {
+        *p = h->next;
+        if (h->fd >= 0)
+            close(h->fd);
+        free(h);
+    }
+}
+
+void
+rt__steer4_hold(const struct stk_flow *f, int fd)
+{
+    struct held *h = *held_find(f);
+
+    if (h == NULL || h->fd >= 0) {
+        close(fd);
+        return;
+    }
+    h->fd = fd;
+}
 
 static int
 bpf_rc(int rc)
@@ -195,6 +270,7 @@ rt__steer4_flow(const struct stk_flow *f, bool on)
     const void *key = &k;
     int fd = flow_fd;
 
+    held_note(f, on);
     if (!maps())
         return;
     if (f->v6) {

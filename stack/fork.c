@@ -256,6 +256,16 @@ stk_sock_frozen(const struct stk_sock *s, struct stk_flow *f)
     return true;
 }
 
+bool
+stk_sock_flow(const struct stk_sock *s, struct stk_flow *f)
+{
+    if (s == NULL || s->type != SOCK_STREAM || s->pcb.tcp == NULL ||
+        s->pcb.tcp->state == LISTEN || s->pcb.tcp->remote_port == 0)
+        return false;
+    flow_of(s->pcb.tcp, f);
+    return true;
+}
+
 void
 stk_sock_thaw(struct stk_sock *s)
 {

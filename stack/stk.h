@@ -318,6 +318,9 @@ bool stk_flow_active(const struct stk_flow *f);
 
 /** True (and *f filled) if s is a frozen connection. */
 bool stk_sock_frozen(const struct stk_sock *s, struct stk_flow *f);
+/** The 4-tuple of s's TCP connection (any state with a peer); false for
+ *  UDP, listeners and sockets without a connection. */
+bool stk_sock_flow(const struct stk_sock *s, struct stk_flow *f);
 /** This process claimed it: back into lwIP's lists. */
 void stk_sock_thaw(struct stk_sock *s);
 /** Another process has it: free the copy silently; s reads as reset. */

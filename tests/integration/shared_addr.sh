@@ -20,7 +20,9 @@
 #     and neighbour discovery are the kernel's);
 #   - the ports: while nginx runs, a kernel program binding 10.200.0.2:80
 #     or 0.0.0.0:80 gets EADDRINUSE (the kernel socket of the accelerated
-#     listener holds the port);
+#     listener holds the port); the port of an accelerated connection the
+#     process closed first (TIME-WAIT in the stack) stays held while the
+#     process lives, and is free once it exits;
 #   - active opens from the shared address: an accelerated curl in the
 #     netns fetches from the peer's kernel server (the SYN-ACK reaches the
 #     stack through the 4-tuple map, the ARP reply for the peer through
@@ -158,6 +160,39 @@ done
 check_eq "the same over IPv6 to [$KIP6]" "$ok" 20
 check_ge "accelerated curl: tcp_connect" "$(grep -c 'tcp_connect[ =:]*1' "$T/curl.err")" 30
 check_eq "accelerated curl: no socket on the kernel" "$(grep -Eo 'sock_kernel[ =:]+[1-9]' "$T/curl.err" | wc -l)" 0
+
+# An active open closed first sits in TIME-WAIT in the stack: its port
+# stays held in the kernel meanwhile (Linux's own TIME-WAIT does the same),
+# so a kernel program cannot take it toward the same peer.
+TWPY='
+import signal, socket, sys, time
+signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+s = socket.create_connection((sys.argv[1], 8082))
+s.sendall(b"GET /peer HTTP/1.0\r\n\r\n")
+while s.recv(4096):
+    pass
+port = s.getsockname()[1]
+s.shutdown(socket.SHUT_WR)
+s.close()
+open(sys.argv[2], "w").write("%d\n" % port)
+time.sleep(30)
+'
+bg_start tw AX "${SHARE[@]}" ACCEL_STATS=1 "$PY" -c "$TWPY" "$KIP" "$T/tw.port"
+slowwait 10 test -s "$T/tw.port" || fail "the TIME-WAIT probe wrote no port"
+twport=$(cat "$T/tw.port")
+bindport='
+import errno, socket, sys
+s = socket.socket()
+try:
+    s.bind((sys.argv[1], int(sys.argv[2])))
+except OSError as e:
+    print(errno.errorcode[e.errno]); sys.exit(0)
+print("bound")'
+check_eq "port $twport of a closed accelerated connection (TIME-WAIT in the stack) stays the stack's" \
+    "$(A "$PY" -c "$bindport" "$AIP" "$twport")" "EADDRINUSE"
+bg_stop tw
+check_eq "port $twport is the kernel's again once the process is gone" \
+    "$(A "$PY" -c "$bindport" "$AIP" "$twport")" "bound"
 
 # UDP: the stack's port and the kernel's, on one address.
 bg_start sudp AX "${SHARE[@]}" ACCEL_STATS=1 "$PY" -c "$UDPECHO" "$AIP" 5353
