@@ -1,6 +1,7 @@
 #!/bin/bash
 # Scenario: a bad configuration never breaks the program. For each bad
-# setting (malformed ACCEL_IP, out-of-range prefix, missing ACCEL_IP, a
+# setting (malformed ACCEL_IP, out-of-range prefix, missing ACCEL_IP on an
+# interface without an address to share, a
 # missing interface, an out-of-range and a malformed option, ACCEL_HUGEPAGES=on
 # with no hugetlbfs mounted) `accel-run curl` in the accelerated netns must
 # still fetch the page through the kernel (for this phase the accelerated
@@ -85,7 +86,9 @@ GOOD_IP="ACCEL_IP=$AIP/24"
 bad_case ACCEL_IP -- "$GOOD_IFACE" "ACCEL_IP=10.200.0.300/24"
 bad_case ACCEL_IP -- "$GOOD_IFACE" "ACCEL_IP=10.200.0.2/40"
 bad_case ACCEL_IP -- "$GOOD_IFACE" "ACCEL_IP=banana"
-bad_case ACCEL_IP -- "$GOOD_IFACE"
+# No ACCEL_IP and no address to share (lo's 127.0.0.1 is none); with an
+# address on the interface, a missing ACCEL_IP shares it (shared_addr).
+bad_case ACCEL_IP -- "ACCEL_IFACE=lo"
 bad_case ACCEL_IFACE -- "ACCEL_IFACE=nosuchif0" "$GOOD_IP"
 bad_case ACCEL_MTU -- "$GOOD_IFACE" "$GOOD_IP" "ACCEL_MTU=100"
 bad_case ACCEL_LOG_LEVEL -- "$GOOD_IFACE" "$GOOD_IP" "ACCEL_LOG_LEVEL=loud"
