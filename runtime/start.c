@@ -70,7 +70,8 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 
     /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
      * interface's traffic that is not the stack's. */
-    if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer) {
+    if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer &&
+        !rt__broker_active) {
         rt__xdp_steer_clear_stale(base_cfg.iface);
         prog_fd = rt__xdp_steer_open(base_cfg.ip_addr, base_cfg.ip_mask, prog,
                                      sizeof(prog));
@@ -113,7 +114,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     }
     /* The program is attached and the stack's MAC known: its IPv6
      * addresses can go into the program's map (xdpsteer6.c). */
-    if (prog[0] && base_cfg.has_ip6) {
+    if ((prog[0] || rt__broker_active) && base_cfg.has_ip6) {
         int rc6 = rt__xdp_steer_setup6(base_cfg.iface, mac, &base_cfg.ip6_addr);
 
         if (rc6 != 0)
@@ -125,7 +126,9 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s%s",
              driver == BASE_DRIVER_AF_XDP ? "af_xdp" : "af_packet",
              base_cfg.iface, rt__port.nq > 1 ? rt__port_queues_desc() : "",
-             prog[0] ? " (steered)" : "");
+             rt__broker_active ? " (steered, accel-broker)"
+             : prog[0]         ? " (steered)"
+                               : "");
     return 0;
 }
 
@@ -171,6 +174,19 @@ start_port(uint32_t *csum, uint8_t mac[6])
                      "ACCEL_VDEV=%s: the port did not start (see above); fix "
                      "the vdev string or unset ACCEL_VDEV",
                      base_cfg.vdev);
+        return rc;
+    }
+    /* Without privileges: af_xdp through accel-broker only (a packet
+     * socket needs CAP_NET_RAW and could be rebound to sniff). */
+    if (rt__broker_active) {
+        rc = try_iface_driver(BASE_DRIVER_AF_XDP, csum, mac, false);
+        if (rc != 0)
+            BASE_ERR("start",
+                     "ACCEL_IFACE=%s: af_xdp through accel-broker did not "
+                     "start (%s; see above); af_packet needs CAP_NET_RAW, so "
+                     "this process uses the kernel: fix the above or run as "
+                     "root",
+                     base_cfg.iface, strerror(-rc));
         return rc;
     }
     if (base_cfg.driver != BASE_DRIVER_AF_PACKET) {
@@ -482,6 +498,11 @@ do_start(void)
             }
             goto up;
         }
+        if (rc != 0)
+            return rc;
+        /* No CAP_NET_RAW, CAP_BPF, CAP_NET_ADMIN: accel-broker, or the
+         * kernel with one line saying why. */
+        rc = rt__broker_start(&base_cfg);
         if (rc != 0)
             return rc;
     }
