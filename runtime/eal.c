@@ -427,6 +427,29 @@ private_runtime_dir(void)
     return setenv("XDG_RUNTIME_DIR", dir, 1) == 0;
 }
 
+/* The EAL's files in its runtime directory (its config, memory maps, the
+ * multi-process socket, made with the application's umask): this user's
+ * only. */
+static void
+private_runtime_files(void)
+{
+    const char *rd = rte_eal_get_runtime_dir();
+    DIR *d = opendir(rd);
+    struct dirent *e;
+    struct stat st;
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0)
+            continue;
+        fchmodat(dirfd(d), e->d_name, st.st_mode & 0700, 0);
+    }
+    closedir(d);
+}
+
 /* ---- EAL init ------------------------------------------------------------ */
 
 struct argv_buf {
@@ -561,6 +584,7 @@ rt__eal_init(const struct base_cfg *cfg)
         return -e;
     }
     eal_owner = getpid();
+    private_runtime_files();
     atexit(remove_runtime_dir_at_exit);
     remove_stale_runtime_dirs();
     remove_stale_hugepage_files();
