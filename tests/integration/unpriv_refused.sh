@@ -12,7 +12,8 @@
 #   2. the same server as postgres (in the group) while redis-server, as
 #      redis, drives the interface through the broker: it cannot join a
 #      process of another user, serves through the kernel, one line
-#      naming the owner; redis still answers on the stack.
+#      naming the owner; redis still answers on the stack;
+#   3. redis killed with SIGKILL: the broker detaches the program.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$LIBDIR/unpriv.sh"
 
@@ -68,6 +69,11 @@ bg_stop pgu
 one_line pgu "^accel\[[0-9:]+\] error start: ACCEL_IFACE=$VETH_A is already driven by accel process $(bg_pid redis) and this process cannot join it .*uses the kernel"
 check_eq "redis still answers on the stack" \
     "$(K timeout 10 redis-cli -h "$AIP" ping)" PONG
-bg_stop redis
+log "---- 3. redis killed: the broker takes the interface back"
+bg_stop redis KILL
+busywait 3000 grep -q "uid $(id -u redis): connection closed; $VETH_A released" \
+    "/run/accel-broker${ACCEL_LAB_TAG:-}.log" || check_fail "the broker did not release $VETH_A"
+busywait 3000 eval "! ip -n $NS_A -d link show dev $VETH_A | grep -q prog/xdp" &&
+    pass "no XDP program left after kill -9" || check_fail "an XDP program is left on $VETH_A"
 A ip addr del "$KIP_A/24" dev "$VETH_A"
 finish
