@@ -266,6 +266,7 @@ handle(int i, const struct abp_conf *conf)
                         .msg_controllen = sizeof(cbuf)};
     ssize_t len = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC);
     int fd, out = -1, rc;
+    bool sent;
 
     if (len <= 0)
         return false;
@@ -314,14 +315,14 @@ handle(int i, const struct abp_conf *conf)
     if (rc != 0)
         abr_log("pid %d uid %u: request %u refused: %s", (int)c->cr.pid,
                 (unsigned)c->cr.uid, q.op, why);
-    reply(c->fd, rc, why, out);
+    sent = reply(c->fd, rc, why, out) == 0;
     if (out >= 0)
         close(out);
     if (fd >= 0)
         close(fd);
     /* A refused HELLO ends the conversation; later requests may fail
      * alone (the client logs them). */
-    return rc == 0 || c->hello;
+    return sent && (rc == 0 || c->hello);
 }
 
 int
@@ -350,7 +351,9 @@ abr_serve(int lfd, const struct abp_conf *conf, volatile bool *stop)
                 drop(i);
         }
         if (pf[0].revents & POLLIN) {
-            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+            /* Non-blocking: a client that does not read its replies
+             * must not stall the others (a full socket drops it). */
+            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
             if (fd < 0)
                 continue;
