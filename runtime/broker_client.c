@@ -206,6 +206,16 @@ rt__broker_start(const struct base_cfg *cfg)
     return 0;
 }
 
+void
+rt__broker_stop(void)
+{
+    if (conn < 0)
+        return;
+    syscall(SYS_close, conn); /* the broker takes its program back */
+    conn = -1;
+    rt__broker_active = false;
+}
+
 int
 rt_broker_socket(int type)
 {

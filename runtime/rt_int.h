@@ -178,6 +178,8 @@ int rt__iface_lock(const char *iface, char *owner, size_t n);
  * (rt__broker_active), else -errno with one line logged. */
 extern bool rt__broker_active;
 int rt__broker_start(const struct base_cfg *cfg);
+/** The port did not start after all: the broker takes the interface back. */
+void rt__broker_stop(void);
 /** One entry of the steering program's map called map, through the
  *  broker (its map fds stay there): 0, -ENOSYS (no broker), -errno. */
 int rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,

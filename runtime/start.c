@@ -567,6 +567,8 @@ rt_start(void)
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rt__fd_reserve_low();
     rc = do_start();
+    if (rc != 0)
+        rt__broker_stop(); /* the broker takes its program back */
     rt__fd_release_low();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     base_in_lib = saved_inlib;
