@@ -113,7 +113,11 @@ abu_register(pid_t pid, uid_t uid, int xsk, const struct ab_umem *u,
         st.st_uid != uid || st.st_ino != s.ino ||
         sf.f_type != HUGETLBFS_MAGIC) {
         close(fd);
-        return snprintf(why, n, "the umem is not a hugetlbfs file of user %u",
+        return snprintf(why, n,
+                        "the umem is not a hugetlbfs file of user %u "
+                        "(ACCEL_HUGEPAGES=off, or no hugetlbfs the user can "
+                        "write: mount one for the group, accel-lab's "
+                        "/run/accel/hugepages)",
                         (unsigned)uid),
                -EPERM;
     }
