@@ -135,6 +135,25 @@ is_solicited_node(const struct in6_addr *a)
     return memcmp(a->s6_addr, pfx, sizeof(pfx)) == 0;
 }
 
+static bool
+is_all_nodes(const struct in6_addr *a)
+{
+    static const uint8_t all[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0,
+                                    0,    0,    0, 0, 0, 0, 0, 1};
+
+    return memcmp(a->s6_addr, all, sizeof(all)) == 0;
+}
+
+/* The kernel has a link-local address: IPv6 on at least one link. */
+static bool
+kernel_has_ll6(const struct abp_kernel_addrs *k)
+{
+    for (int i = 0; i < k->n6; i++)
+        if (IN6_IS_ADDR_LINKLOCAL(&k->v6[i]))
+            return true;
+    return false;
+}
+
 int
 abp_check_steer(const struct ab_steer *s, const struct abp_kernel_addrs *k,
                 char *why, size_t n)
@@ -168,5 +187,15 @@ abp_check_steer(const struct ab_steer *s, const struct abp_kernel_addrs *k,
         return refuse(EINVAL, why, n, "not a solicited-node group");
     if ((kind & ACCEL_DST6_GROUP) && a.s6_addr[0] != 0xff)
         return refuse(EINVAL, why, n, "not a multicast group");
+    /* A solicited-node group whole would take the kernel's neighbour
+     * solicitations; all-nodes its router advertisements, unless the
+     * kernel runs no IPv6 on a link here. */
+    if ((kind & ACCEL_DST6_GROUP) && is_solicited_node(&a))
+        return refuse(EPERM, why, n,
+                      "a solicited-node group is steered by its target only");
+    if ((kind & ACCEL_DST6_GROUP) && is_all_nodes(&a) && kernel_has_ll6(k))
+        return refuse(EPERM, why, n,
+                      "ff02::1 stays with the kernel while it has IPv6 on a "
+                      "link of this network namespace");
     return 0;
 }

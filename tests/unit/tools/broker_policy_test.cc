@@ -198,6 +198,14 @@ TEST(broker_policy, steer_refusals)
     EXPECT_EQ(abp_check_steer(&s, &k, why, sizeof(why)), -EINVAL);
     s = steer(ACCEL_DST6_MAP, "fd00:200::2", ACCEL_DST6_GROUP, AB_STEER_ADD);
     EXPECT_EQ(abp_check_steer(&s, &k, why, sizeof(why)), -EINVAL);
+    // Groups the kernel needs: a solicited-node group whole, and all-nodes
+    // while the kernel has IPv6 on a link (a link-local address).
+    s = steer(ACCEL_DST6_MAP, "ff02::1:ff00:3", ACCEL_DST6_GROUP, AB_STEER_ADD);
+    EXPECT_EQ(abp_check_steer(&s, &k, why, sizeof(why)), -EPERM);
+    s = steer(ACCEL_DST6_MAP, "ff02::1", ACCEL_DST6_GROUP, AB_STEER_ADD);
+    EXPECT_EQ(abp_check_steer(&s, &k, why, sizeof(why)), 0);
+    inet_pton(AF_INET6, "fe80::1", &kKernel6[0]);
+    EXPECT_EQ(abp_check_steer(&s, &k, why, sizeof(why)), -EPERM);
     s = steer(ACCEL_DST6_MAP, "fd00:200::2", 0x80, AB_STEER_ADD);
     EXPECT_EQ(abp_check_steer(&s, &k, why, sizeof(why)), -EINVAL);
     // Only the maps meant for clients; the XSK map never.
