@@ -106,6 +106,14 @@ check_private() {
     check "broker log is owner-only" perm_ok "/run/accel-broker${ACCEL_LAB_TAG:-}.log"
 }
 
+# broker_released PID USER: the broker's log says PID's connection closed
+# and its interface went back (the log is appended to across runs: the pid
+# tells this run's line).
+broker_released() {
+    grep -q "pid $1 uid $(id -u "$2"): connection closed; $VETH_A released" \
+        "/run/accel-broker${ACCEL_LAB_TAG:-}.log"
+}
+
 check_on_stack() {
     local name=$1 user=$2
     check "$name: data path through accel-broker" \
@@ -115,6 +123,5 @@ check_on_stack() {
     check_not "$name: no accel error or warning" grep -E 'accel\[.* (error|warn) ' "$T/$name.err"
     busywait 3000 eval "! ip -n $NS_A -d link show dev $VETH_A | grep -q prog/xdp" ||
         check_fail "an XDP program is left on $VETH_A"
-    check "broker: released" grep -q "uid $(id -u "$user"): connection closed; $VETH_A released" \
-        "/run/accel-broker${ACCEL_LAB_TAG:-}.log"
+    check "broker: released" broker_released "$(bg_pid "$name")" "$user"
 }
