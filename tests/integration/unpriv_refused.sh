@@ -13,7 +13,9 @@
 #      redis, drives the interface through the broker: it cannot join a
 #      process of another user, serves through the kernel, one line
 #      naming the owner; redis still answers on the stack;
-#   3. redis killed with SIGKILL: the broker detaches the program.
+#   3. redis killed with SIGKILL: the broker detaches the program;
+#   4. postgres (in the group) with no broker running: the kernel, one line
+#      saying to start accel-broker.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$LIBDIR/unpriv.sh"
 
@@ -75,5 +77,13 @@ busywait 3000 broker_released "$(bg_pid redis)" redis &&
     pass "the broker released $VETH_A" || check_fail "the broker did not release $VETH_A"
 busywait 3000 eval "! ip -n $NS_A -d link show dev $VETH_A | grep -q prog/xdp" &&
     pass "no XDP program left after kill -9" || check_fail "an XDP program is left on $VETH_A"
+log "---- 4. postgres (in the group) with no broker running"
+"$ACCEL_LAB" broker stop >/dev/null
+bg_start_as pgn postgres "$PY" "$T/echo.py" 7003
+wait_line "$T/pgn.out" '^listening' || fail "the server of postgres did not start"
+check_eq "postgres's server answers through the kernel" "$(echo_once 7003)" ping
+check_eq "again" "$(echo_once 7003)" ping
+bg_stop pgn
+one_line pgn "^accel\[[0-9:]+\] error start: ACCEL_IFACE=$VETH_A: .* cannot reach accel-broker .*start accel-broker in this network namespace.*uses the kernel"
 A ip addr del "$KIP_A/24" dev "$VETH_A"
 finish
