@@ -98,6 +98,7 @@ call(struct ab_req *q, int pass_fd, struct ab_rep *r, int *fd_out)
     long n;
     int fd;
 
+    memset(r, 0, sizeof(*r)); /* no reason unless the broker gives one */
     q->magic = AB_MAGIC;
     q->version = AB_VERSION;
     q->size = sizeof(*q);
@@ -175,8 +176,8 @@ rt__broker_start(const struct base_cfg *cfg)
                  rc == -EACCES ? "the user is not in the broker's group (add "
                                  "it: usermod -aG accel USER)"
                                : "start accel-broker in this network "
-                                 "namespace (accel-lab up does), or run "
-                                 "as root");
+                                 "namespace (in the lab: accel-lab broker "
+                                 "start), or run as root");
         return rc;
     }
     conn = rt__fd_move_high(rc);

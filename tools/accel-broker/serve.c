@@ -23,7 +23,7 @@
 #include "umem.h"
 #include "xdp.h"
 
-#define MAX_ADDRS 256
+#define MAX_ADDRS 4096
 
 struct client {
     int fd;
@@ -46,25 +46,37 @@ static int ncl;
 static uint32_t k4[MAX_ADDRS];
 static struct in6_addr k6[MAX_ADDRS];
 
-static void
-kernel_addrs(struct abp_kernel_addrs *k)
+/* false (and a reason) when the list could not be had whole: the checks
+ * against it would not be checks. */
+static bool
+kernel_addrs(struct abp_kernel_addrs *k, char *why, size_t n)
 {
     struct ifaddrs *ifa, *i;
+    bool whole = true;
 
     memset(k, 0, sizeof(*k));
     k->v4 = k4;
     k->v6 = k6;
-    if (getifaddrs(&ifa) != 0)
-        return;
+    if (getifaddrs(&ifa) != 0) {
+        snprintf(why, n, "getifaddrs: %s", strerror(errno));
+        return false;
+    }
     for (i = ifa; i != NULL; i = i->ifa_next) {
-        if (i->ifa_addr == NULL)
-            continue;
-        if (i->ifa_addr->sa_family == AF_INET && k->n4 < MAX_ADDRS)
+        int fam = i->ifa_addr != NULL ? i->ifa_addr->sa_family : AF_UNSPEC;
+
+        if ((fam == AF_INET && k->n4 == MAX_ADDRS) ||
+            (fam == AF_INET6 && k->n6 == MAX_ADDRS))
+            whole = false;
+        else if (fam == AF_INET)
             k4[k->n4++] = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-        else if (i->ifa_addr->sa_family == AF_INET6 && k->n6 < MAX_ADDRS)
+        else if (fam == AF_INET6)
             k6[k->n6++] = ((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
     }
     freeifaddrs(ifa);
+    if (!whole)
+        snprintf(why, n, "more than %d kernel addresses of a family here",
+                 MAX_ADDRS);
+    return whole;
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -140,7 +152,8 @@ do_hello(struct client *c, const struct abp_conf *conf, const struct ab_req *q,
 
     if (c->hello)
         return snprintf(why, n, "HELLO sent twice"), -EALREADY;
-    kernel_addrs(&k);
+    if (!kernel_addrs(&k, why, n))
+        return -E2BIG;
     rc = abp_check_hello(conf, h, &k, why, n);
     if (rc != 0)
         return rc;
@@ -241,7 +254,8 @@ do_steer(struct client *c, const struct ab_req *q, char *why, size_t n)
     struct abp_kernel_addrs k;
     int rc;
 
-    kernel_addrs(&k);
+    if (!kernel_addrs(&k, why, n))
+        return -E2BIG;
     rc = abp_check_steer(s, &k, why, n);
     if (rc != 0)
         return rc;
