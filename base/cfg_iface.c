@@ -113,8 +113,8 @@ take_first(void *ctx, uint32_t a, unsigned plen)
 
     /* a host address the stack can use (not loopback, 0/8, multicast or
      * reserved: lo's 127.0.0.1 is no address to share) */
-    if ((h >> 24) == 127 || (h >> 24) == 0 || (h >> 28) >= 0xe ||
-        plen == 0 || plen > 32)
+    if ((h >> 24) == 127 || (h >> 24) == 0 || (h >> 28) >= 0xe || plen == 0 ||
+        plen > 32)
         return false;
     f->a = a;
     f->plen = plen;

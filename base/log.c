@@ -66,7 +66,7 @@ base_log_set_file(const char *path)
     }
     name[n] = '\0';
     fd = syscall(SYS_openat, AT_FDCWD, name,
-                 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+                 O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0) {
         int e = errno;
         errno = saved;

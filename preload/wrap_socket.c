@@ -20,6 +20,35 @@
 #endif
 
 int
+setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+    struct pl_ctx ctx;
+    struct pl_sock *s;
+    ssize_t rc;
+
+    if (base_in_lib && level == SOL_XDP && name == XDP_UMEM_REG) {
+        /* libxdp registering the af_xdp port's umem: without
+         * CAP_IPC_LOCK accel-broker registers it (runtime/broker_client.c). */
+        rc = rt_broker_umem_reg(fd, val, len);
+        if (rc != -ENOSYS) {
+            if (rc == 0)
+                return 0;
+            errno = (int)-rc;
+            return -1;
+        }
+    }
+    if (!pl_active())
+        return libc_setsockopt(fd, level, name, val, len);
+    s = pl_wrap_sock(fd, PL_ST_UNDECIDED | PL_ST_ACCEL);
+    if (s == NULL)
+        return libc_setsockopt(fd, level, name, val, len);
+    pl_enter(&ctx);
+    rc = pl_sock_setsockopt(s, fd, level, name, val, len);
+    pl_wrap_put(&s->hdr);
+    return (int)pl_exit(&ctx, rc);
+}
+
+int
 socket(int domain, int type, int protocol)
 {
     struct pl_ctx ctx;
@@ -28,8 +57,15 @@ socket(int domain, int type, int protocol)
     int fd;
 
     if (base_in_lib) {
-        /* DPDK creating its port sockets: the runtime may wait on them. */
-        fd = libc_socket(domain, type, protocol);
+        /* DPDK creating its port sockets: the runtime may wait on them.
+         * Without CAP_NET_RAW the XSK comes from accel-broker. */
+        fd = domain == AF_XDP ? rt_broker_socket(type) : -ENOSYS;
+        if (fd == -ENOSYS) {
+            fd = libc_socket(domain, type, protocol);
+        } else if (fd < 0) {
+            errno = -fd;
+            fd = -1;
+        }
         if (fd >= 0 && (domain == AF_XDP || domain == AF_PACKET))
             rt_note_port_socket(fd, domain);
         return fd;

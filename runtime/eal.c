@@ -352,7 +352,11 @@ hugetlbfs_2m_mounted(void)
             if (end != NULL && (size_t)(end - dir - 1) < sizeof(huge_dir)) {
                 memcpy(huge_dir, dir + 1, (size_t)(end - dir - 1));
                 huge_dir[end - dir - 1] = '\0';
-                found = true;
+                /* The first one this process may create files in: a
+                 * service's user has its group's (accel-lab: a mount
+                 * 1770 root:accel), not root's /dev/hugepages. */
+                found =
+                    faccessat(AT_FDCWD, huge_dir, W_OK | X_OK, AT_EACCESS) == 0;
             }
         }
         line = next;
@@ -398,6 +402,54 @@ choose_nohuge(const struct base_cfg *cfg)
     return -ENOMEM;
 }
 
+/* ---- the runtime directory of a process that is not root ----------------
+ * The EAL puts its runtime directory in $RUNTIME_DIRECTORY (systemd) or
+ * $XDG_RUNTIME_DIR, else /tmp/dpdk for every user but root: the first
+ * user's 0700 /tmp/dpdk locks every other user out. With neither set, a
+ * directory of the user's own, /run/accel/run-<uid> (0700, in the group's
+ * 2770 /run/accel), is given to the EAL for its init only. */
+static bool
+private_runtime_dir(void)
+{
+    static char dir[64];
+    uid_t uid = getuid();
+    struct stat st;
+
+    if (uid == 0 || getenv("RUNTIME_DIRECTORY") != NULL ||
+        getenv("XDG_RUNTIME_DIR") != NULL)
+        return false;
+    snprintf(dir, sizeof(dir), "/run/accel/run-%u", (unsigned)uid);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return false;
+    if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid ||
+        (st.st_mode & 077) != 0)
+        return false;
+    return setenv("XDG_RUNTIME_DIR", dir, 1) == 0;
+}
+
+/* The EAL's files in its runtime directory (its config, memory maps, the
+ * multi-process socket, made with the application's umask): this user's
+ * only. */
+static void
+private_runtime_files(void)
+{
+    const char *rd = rte_eal_get_runtime_dir();
+    DIR *d = opendir(rd);
+    struct dirent *e;
+    struct stat st;
+
+    if (d == NULL)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            S_ISLNK(st.st_mode) || (st.st_mode & 077) == 0)
+            continue;
+        fchmodat(dirfd(d), e->d_name, st.st_mode & 0700, 0);
+    }
+    closedir(d);
+}
+
 /* ---- EAL init ------------------------------------------------------------ */
 
 struct argv_buf {
@@ -439,6 +491,10 @@ build_args(const struct base_cfg *cfg, int nohuge, int lcore,
     rc |= add_arg(a, tmp);
     rc |= add_arg(a, "--log-level");
     rc |= add_arg(a, cfg->log_level >= BASE_LOG_DEBUG ? "8" : "5");
+    /* Without root the EAL cannot read physical addresses (pagemap):
+     * af_xdp, af_packet and memif work on virtual ones. */
+    if (geteuid() != 0)
+        rc |= add_arg(a, "--iova-mode=va");
     if (nohuge)
         rc |= add_arg(a, "--no-huge");
     else { /* one fd per memseg list, not one per page; see above */
@@ -475,7 +531,7 @@ rt__eal_init(const struct base_cfg *cfg)
     struct argv_buf a = {.argc = 0};
     cpu_set_t saved;
     int nohuge, lcore = 0, rc;
-    bool have_aff;
+    bool have_aff, private_run;
 
     if (cfg->vdev[0] == '\0' && if_nametoindex(cfg->iface) == 0) {
         BASE_ERR("eal",
@@ -511,7 +567,10 @@ rt__eal_init(const struct base_cfg *cfg)
     if (cfg->vdev[0] != '\0')
         remove_stale_memif_socket(cfg->vdev);
     route_dpdk_log();
+    private_run = private_runtime_dir();
     rc = rte_eal_init(a.argc, a.argv);
+    if (private_run)
+        unsetenv("XDG_RUNTIME_DIR");
     if (have_aff)
         sched_setaffinity(0, sizeof(saved), &saved);
     if (rc < 0) {
@@ -525,6 +584,7 @@ rt__eal_init(const struct base_cfg *cfg)
         return -e;
     }
     eal_owner = getpid();
+    private_runtime_files();
     atexit(remove_runtime_dir_at_exit);
     remove_stale_runtime_dirs();
     remove_stale_hugepage_files();

@@ -33,13 +33,24 @@ open_lock(const char *iface, char *path, size_t n)
 {
     struct stat st;
     unsigned long ns = 0;
+    long fd;
 
     if (syscall(SYS_stat, "/proc/self/ns/net", &st) == 0)
         ns = (unsigned long)st.st_ino;
     syscall(SYS_mkdir, LOCK_DIR, 0755);
     snprintf(path, n, LOCK_DIR "/iface-%lu-%s.lock", ns, iface);
-    return syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_CLOEXEC,
-                   0644);
+    /* Readable and writable by the group only (accel-broker keeps
+     * /run/accel 2770 root:accel, so the group is accel's): whatever the
+     * umask, the file's owner sets 0660. A file another user made 0640
+     * still takes a flock when opened read-only (its pid then stays the
+     * previous owner's). */
+    fd =
+        syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_CLOEXEC, 0660);
+    if (fd >= 0)
+        syscall(SYS_fchmod, (int)fd, 0660);
+    else if (errno == EACCES)
+        fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    return fd;
 }
 
 int

@@ -140,6 +140,16 @@ bool rt_mf_munmap(void *addr, size_t len);
  */
 void rt_note_port_socket(int fd, int domain);
 
+/**
+ * preload's socket() wrapper asks this first for an AF_XDP socket made
+ * while inside the library: an XSK from accel-broker when the port goes
+ * through it (runtime/broker_client.c), -ENOSYS otherwise (make it).
+ */
+int rt_broker_socket(int type);
+/** ... and this for libxdp's XDP_UMEM_REG on it: accel-broker registers
+ *  the umem (0 or -errno), or -ENOSYS (register it). */
+int rt_broker_umem_reg(int fd, const void *reg, unsigned int len);
+
 /** A close-on-exec duplicate of fd among the runtime's own descriptors,
  *  above the range applications use (fdplace.c), or -errno. */
 int rt_fd_dup_high(int fd);

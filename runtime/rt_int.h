@@ -200,6 +200,19 @@ int rt__xdp_steer_prog_fd(const char *iface);
  * 0, or -EBUSY when another process drives it (its pid in owner). */
 int rt__iface_lock(const char *iface, char *owner, size_t n);
 
+/* broker_client.c: the port of a process without CAP_NET_RAW, CAP_BPF
+ * and CAP_NET_ADMIN goes through accel-broker. rt__broker_start: 0 when
+ * the process has them (nothing to do) or the broker took it on
+ * (rt__broker_active), else -errno with one line logged. */
+extern bool rt__broker_active;
+int rt__broker_start(const struct base_cfg *cfg);
+/** The port did not start after all: the broker takes the interface back. */
+void rt__broker_stop(void);
+/** One entry of the steering program's map called map, through the
+ *  broker (its map fds stay there): 0, -ENOSYS (no broker), -errno. */
+int rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,
+                     const void *val, uint32_t vlen);
+
 /* isnkey.c: the host-wide key of initial sequence numbers */
 void rt__isn_key_load(void);
 

@@ -70,7 +70,8 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
 
     /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
      * interface's traffic that is not the stack's. */
-    if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer) {
+    if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer &&
+        !rt__broker_active) {
         struct rt__xdp_steer_cfg sc = {.ip = base_cfg.ip_addr,
                                        .mask = base_cfg.ip_mask,
                                        .shared = base_cfg.ip_shared};
@@ -131,7 +132,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     }
     /* The program is attached and the stack's MAC known: its IPv6
      * addresses can go into the program's map (xdpsteer6.c). */
-    if (prog[0] && base_cfg.has_ip6) {
+    if ((prog[0] || rt__broker_active) && base_cfg.has_ip6) {
         int rc6 = rt__xdp_steer_setup6(base_cfg.iface, mac, &base_cfg.ip6_addr,
                                        base_cfg.ip6_shared);
 
@@ -144,7 +145,9 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s%s",
              driver == BASE_DRIVER_AF_XDP ? "af_xdp" : "af_packet",
              base_cfg.iface, rt__port.nq > 1 ? rt__port_queues_desc() : "",
-             prog[0] ? " (steered)" : "");
+             rt__broker_active ? " (steered, accel-broker)"
+             : prog[0]         ? " (steered)"
+                               : "");
     return 0;
 }
 
@@ -195,6 +198,16 @@ start_port(uint32_t *csum, uint8_t mac[6])
     /* A shared address needs the steering program: af_packet (and DPDK's
      * default program) would hand the stack the kernel's frames too, and
      * the kernel would answer the stack's connections with resets. */
+    if ((base_cfg.ip_shared || base_cfg.ip6_shared) && rt__broker_active) {
+        BASE_ERR("start",
+                 "ACCEL_IFACE=%s: the stack would share the kernel's address "
+                 "%s, which accel-broker does not steer yet: this process "
+                 "uses the kernel; give the stack an address of its own "
+                 "(ACCEL_IP) or run as root",
+                 base_cfg.iface,
+                 base_cfg.ip_shared ? base_cfg.ip : base_cfg.ip6);
+        return -ENOTSUP;
+    }
     if ((base_cfg.ip_shared || base_cfg.ip6_shared) &&
         (base_cfg.driver == BASE_DRIVER_AF_PACKET || !base_cfg.xdp_steer)) {
         BASE_ERR("start",
@@ -219,6 +232,19 @@ start_port(uint32_t *csum, uint8_t mac[6])
                      "interface's queues)",
                      base_cfg.iface, strerror(-rc),
                      base_cfg.ip_shared ? base_cfg.ip : base_cfg.ip6);
+        return rc;
+    }
+    /* Without privileges: af_xdp through accel-broker only (a packet
+     * socket needs CAP_NET_RAW and could be rebound to sniff). */
+    if (rt__broker_active) {
+        rc = try_iface_driver(BASE_DRIVER_AF_XDP, csum, mac, false);
+        if (rc != 0)
+            BASE_ERR("start",
+                     "ACCEL_IFACE=%s: af_xdp through accel-broker did not "
+                     "start (%s; see above); af_packet needs CAP_NET_RAW, so "
+                     "this process uses the kernel: fix the above or run as "
+                     "root",
+                     base_cfg.iface, strerror(-rc));
         return rc;
     }
     if (base_cfg.driver != BASE_DRIVER_AF_PACKET) {
@@ -574,6 +600,11 @@ do_start(void)
         }
         if (rc != 0)
             return rc;
+        /* No CAP_NET_RAW, CAP_BPF, CAP_NET_ADMIN: accel-broker, or the
+         * kernel with one line saying why. */
+        rc = rt__broker_start(&base_cfg);
+        if (rc != 0)
+            return rc;
     }
     (void)ms_since(&t); /* configuration and the interface lock */
     rc = rt__eal_init(&base_cfg);
@@ -636,6 +667,8 @@ rt_start(void)
     pthread_sigmask(SIG_BLOCK, &all, &old);
     rt__fd_reserve_low();
     rc = do_start();
+    if (rc != 0)
+        rt__broker_stop(); /* the broker takes its program back */
     rt__fd_release_low();
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     base_in_lib = saved_inlib;

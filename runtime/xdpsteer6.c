@@ -46,7 +46,9 @@
 #include "xdp/steer.h"
 
 /* The map of the program on ACCEL_IFACE: an fd, -1 not looked for yet,
- * -2 not there (no steering program, or no IPv6). */
+ * -2 not there (no steering program, or no IPv6), DST6_BROKER: held by
+ * accel-broker, changed through it (broker_client.c). */
+#define DST6_BROKER (-3)
 static int dst6_fd = -1;
 
 static const struct in6_addr all_nodes = {
@@ -162,6 +164,21 @@ kernel_has_ip6(const char *iface, const struct in6_addr *a)
     return found;
 }
 
+/* a's entry of the map (fd, or DST6_BROKER) becomes kind (0: removed). */
+static int
+dst6_set(int fd, const struct in6_addr *a, uint32_t kind)
+{
+    int rc;
+
+    if (fd == DST6_BROKER)
+        return rt__broker_steer(ACCEL_DST6_MAP, kind != 0, a, sizeof(*a), &kind,
+                                sizeof(kind));
+    if (kind != 0)
+        return bpf_rc(bpf_map_update_elem(fd, a, &kind, 0));
+    rc = bpf_rc(bpf_map_delete_elem(fd, a));
+    return rc == -ENOENT ? 0 : rc;
+}
+
 /* The accel_dst6 map of the program on iface: an fd or -errno. */
 static int
 find_map(const char *iface)
@@ -177,10 +194,11 @@ setup_shared6(int fd, const char *iface, const struct in6_addr *ip6)
 {
     uint32_t kind = ACCEL_DST6_SHARED;
     char a[INET6_ADDRSTRLEN];
-    int rc = bpf_rc(bpf_map_update_elem(fd, ip6, &kind, 0));
+    int rc = dst6_set(fd, ip6, kind);
 
     if (rc != 0) {
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         dst6_fd = -2;
         return rc;
     }
@@ -201,10 +219,10 @@ rt__xdp_steer_setup6(const char *iface, const uint8_t mac[6],
     char a[INET6_ADDRSTRLEN], l[INET6_ADDRSTRLEN];
     struct in6_addr ll;
     bool allnodes = !kernel_ip6_on(iface), ll_ok;
-    int fd = find_map(iface);
+    int fd = rt__broker_active ? DST6_BROKER : find_map(iface);
     size_t n;
 
-    if (fd < 0) {
+    if (fd < 0 && fd != DST6_BROKER) {
         dst6_fd = -2;
         return fd;
     }
@@ -230,10 +248,11 @@ rt__xdp_steer_setup6(const char *iface, const uint8_t mac[6],
                   a, iface);
     n = rt__xdp_steer_dst6(ip6, ll_ok ? &ll : NULL, allnodes, v);
     for (size_t i = 0; i < n; i++) {
-        int rc = bpf_rc(bpf_map_update_elem(fd, &v[i].addr, &v[i].kind, 0));
+        int rc = dst6_set(fd, &v[i].addr, v[i].kind);
 
         if (rc != 0) {
-            close(fd);
+            if (fd >= 0)
+                close(fd);
             dst6_fd = -2;
             return rc;
         }
@@ -267,18 +286,22 @@ rt__xdp_steer_group6(const uint8_t group[16], bool join)
                 dst6_fd = fd;
         }
     }
-    if (dst6_fd < 0)
+    if (dst6_fd < 0 && dst6_fd != DST6_BROKER)
         return 0; /* no steering: the port has every frame already */
     memcpy(&g, group, sizeof(g));
-    if (bpf_map_lookup_elem(dst6_fd, &g, &kind) != 0)
+    if (dst6_fd == DST6_BROKER) {
+        /* The broker's map cannot be read here: a solicited-node group
+         * is taken to be one of the setup's. */
+        struct in6_addr snm;
+
+        rt__xdp_ip6_solicited(&g, &snm);
+        if (memcmp(&snm, &g, sizeof(g)) == 0)
+            kind = ACCEL_DST6_SNM;
+    } else if (bpf_map_lookup_elem(dst6_fd, &g, &kind) != 0) {
         kind = 0;
+    }
     if ((kind & ACCEL_DST6_SNM) != 0 || memcmp(&g, &all_nodes, sizeof(g)) == 0)
         return 0; /* fixed at setup: a solicited-node group, ff02::1 */
     kind = join ? kind | ACCEL_DST6_GROUP : kind & ~ACCEL_DST6_GROUP;
-    if (kind == 0) {
-        int rc = bpf_rc(bpf_map_delete_elem(dst6_fd, &g));
-
-        return rc == -ENOENT ? 0 : rc;
-    }
-    return bpf_rc(bpf_map_update_elem(dst6_fd, &g, &kind, 0));
+    return dst6_set(dst6_fd, &g, kind);
 }

@@ -6,7 +6,8 @@
 #   2. lwIP's source from Debian's source package (stack/fetch-lwip.sh)
 #   3. configure and build (cmake -G Ninja, RelWithDebInfo, in build/)
 #   4. install (cmake --install build: libaccel.so, accel-run, accel-lab)
-#   5. hugepages reserved and hugetlbfs mounted (warns when unavailable)
+#   5. hugepages reserved and hugetlbfs mounted (warns when unavailable);
+#      the group accel, /run/accel and the group's hugetlbfs for accel-broker
 #   6. the distro's nginx service stopped (apt starts it; port 80 stays free)
 #
 # Quiet: one line per step on stdout, details in the log file
@@ -22,7 +23,7 @@ case ${1:-} in
 "") ;;
 -v) VERBOSE=1 ;;
 -h | --help)
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
     ;;
 *)

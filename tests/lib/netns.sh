@@ -213,10 +213,15 @@ bg_start() {
     local name=$1 mode=$2
     shift 2
     ns_argv "$mode" "$@"
-    "${NSARGV[@]}" >"$T/$name.out" 2>"$T/$name.err" </dev/null &
-    BG_NAMES+=("$name")
+    bg_exec "$name"
+}
+
+# bg_exec NAME: start NSARGV in the background as bg_start does.
+bg_exec() {
+    "${NSARGV[@]}" >"$T/$1.out" 2>"$T/$1.err" </dev/null &
+    BG_NAMES+=("$1")
     BG_PIDS+=("$!")
-    log "started $name (pid $!): ${NSARGV[*]}"
+    log "started $1 (pid $!): ${NSARGV[*]}"
 }
 
 # bg_pid NAME

@@ -1,0 +1,201 @@
+/*
+ * accel-broker's decisions (policy.h). No system calls here.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy.h"
+#include "xdp/steer.h"
+
+#define ABP_MAX_QUEUES 64 /* the program's xsks_map */
+
+static int
+refuse(int err, char *why, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, n, fmt, ap);
+    va_end(ap);
+    return -err;
+}
+
+int
+abp_authorise(const struct abp_conf *c, uid_t uid, gid_t gid,
+              const gid_t *groups, int ngroups, char *why, size_t n)
+{
+    if (uid == 0 || gid == c->group)
+        return 0;
+    for (int i = 0; i < ngroups; i++)
+        if (groups[i] == c->group)
+            return 0;
+    return refuse(EPERM, why, n,
+                  "user %u is not in group %s; add it (usermod -aG %s USER, "
+                  "then restart the service) or run the program without "
+                  "accel",
+                  (unsigned)uid, c->group_name, c->group_name);
+}
+
+int
+abp_check_frame(const struct ab_req *q, size_t len, char *why, size_t n)
+{
+    if (len != sizeof(*q) || q->magic != AB_MAGIC)
+        return refuse(EPROTO, why, n, "malformed request");
+    if (q->version != AB_VERSION || q->size != sizeof(*q))
+        return refuse(EPROTONOSUPPORT, why, n,
+                      "the library and accel-broker are different builds; "
+                      "restart accel-broker from the installed package");
+    if (q->op < AB_HELLO || q->op > AB_UMEM_REG)
+        return refuse(EPROTO, why, n, "unknown request %u", q->op);
+    return 0;
+}
+
+static bool
+kernel_has4(const struct abp_kernel_addrs *k, uint32_t ip)
+{
+    for (int i = 0; i < k->n4; i++)
+        if (k->v4[i] == ip)
+            return true;
+    return false;
+}
+
+static bool
+kernel_has6(const struct abp_kernel_addrs *k, const struct in6_addr *a)
+{
+    for (int i = 0; i < k->n6; i++)
+        if (memcmp(&k->v6[i], a, sizeof(*a)) == 0)
+            return true;
+    return false;
+}
+
+static bool
+mask_ok(uint32_t mask_host)
+{
+    /* Contiguous, /8 to /32. */
+    return (mask_host & 0xff000000u) == 0xff000000u &&
+           ((~mask_host + 1) & ~mask_host) == 0;
+}
+
+int
+abp_check_hello(const struct abp_conf *c, const struct ab_hello *h,
+                const struct abp_kernel_addrs *k, char *why, size_t n)
+{
+    uint32_t ip = ntohl(h->ip), mask = ntohl(h->mask);
+    char a[INET_ADDRSTRLEN];
+    bool served = false;
+
+    if (memchr(h->iface, '\0', sizeof(h->iface)) == NULL || h->iface[0] == 0)
+        return refuse(EINVAL, why, n, "malformed interface name");
+    for (int i = 0; i < c->nifaces; i++)
+        if (strcmp(c->ifaces[i], h->iface) == 0)
+            served = true;
+    if (!served)
+        return refuse(EPERM, why, n,
+                      "accel-broker does not serve interface %s (its "
+                      "--iface list); start it with --iface %s",
+                      h->iface, h->iface);
+    inet_ntop(AF_INET, &h->ip, a, sizeof(a));
+    if (!mask_ok(mask))
+        return refuse(EINVAL, why, n, "netmask of %s is not /8../32", a);
+    if (ip == 0 || (ip >> 24) == 127 || (ip >> 28) >= 0xe ||
+        (mask != 0xffffffffu && ((ip & ~mask) == ~mask || (ip & ~mask) == 0)))
+        return refuse(EINVAL, why, n,
+                      "%s is not a unicast host address of its subnet", a);
+    /* The kernel's own address would be taken from it: not without the
+     * shared-address mode (port steering), which checks ports instead. */
+    if (kernel_has4(k, h->ip))
+        return refuse(EADDRINUSE, why, n,
+                      "%s is an address of the kernel in this network "
+                      "namespace; give the stack an address of its own "
+                      "(ACCEL_IP)",
+                      a);
+    if (h->queues < 1 || h->queues > ABP_MAX_QUEUES)
+        return refuse(EINVAL, why, n, "queue count %u not in 1..%d", h->queues,
+                      ABP_MAX_QUEUES);
+    if (h->umem_bytes > c->memlock_max)
+        return refuse(ENOMEM, why, n,
+                      "the port's memory (%llu MB) is above accel-broker's "
+                      "--memlock-max-mb %llu; lower ACCEL_MEM_MB",
+                      (unsigned long long)(h->umem_bytes >> 20),
+                      (unsigned long long)(c->memlock_max >> 20));
+    return 0;
+}
+
+/* ff02::1:ffXX:XXXX */
+static bool
+is_solicited_node(const struct in6_addr *a)
+{
+    static const uint8_t pfx[13] = {0xff, 0x02, 0, 0, 0, 0,   0,
+                                    0,    0,    0, 0, 1, 0xff};
+
+    return memcmp(a->s6_addr, pfx, sizeof(pfx)) == 0;
+}
+
+static bool
+is_all_nodes(const struct in6_addr *a)
+{
+    static const uint8_t all[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0,
+                                    0,    0,    0, 0, 0, 0, 0, 1};
+
+    return memcmp(a->s6_addr, all, sizeof(all)) == 0;
+}
+
+/* The kernel has a link-local address: IPv6 on at least one link. */
+static bool
+kernel_has_ll6(const struct abp_kernel_addrs *k)
+{
+    for (int i = 0; i < k->n6; i++)
+        if (IN6_IS_ADDR_LINKLOCAL(&k->v6[i]))
+            return true;
+    return false;
+}
+
+int
+abp_check_steer(const struct ab_steer *s, const struct abp_kernel_addrs *k,
+                char *why, size_t n)
+{
+    struct in6_addr a;
+    uint32_t kind;
+
+    if (memchr(s->map, '\0', sizeof(s->map)) == NULL)
+        return refuse(EINVAL, why, n, "malformed map name");
+    if (strcmp(s->map, ACCEL_DST6_MAP) != 0)
+        return refuse(EPERM, why, n, "map %.31s cannot be changed by clients",
+                      s->map);
+    if (s->op != AB_STEER_ADD && s->op != AB_STEER_DEL)
+        return refuse(EINVAL, why, n, "unknown steering operation %u", s->op);
+    if (s->klen != sizeof(a) || s->vlen != sizeof(kind))
+        return refuse(EINVAL, why, n, "bad key or value size for %s", s->map);
+    memcpy(&a, s->key, sizeof(a));
+    memcpy(&kind, s->val, sizeof(kind));
+    if (s->op == AB_STEER_DEL)
+        return 0;
+    if (kind == 0 ||
+        (kind & ~(ACCEL_DST6_OWN | ACCEL_DST6_SNM | ACCEL_DST6_GROUP)) != 0)
+        return refuse(EINVAL, why, n, "bad steering kind 0x%x", kind);
+    if ((kind & ACCEL_DST6_OWN) &&
+        (a.s6_addr[0] == 0xff || kernel_has6(k, &a) ||
+         IN6_IS_ADDR_UNSPECIFIED(&a) || IN6_IS_ADDR_LOOPBACK(&a)))
+        return refuse(EADDRINUSE, why, n,
+                      "an IPv6 address of the stack must be a unicast "
+                      "address the kernel does not hold");
+    if ((kind & ACCEL_DST6_SNM) && !is_solicited_node(&a))
+        return refuse(EINVAL, why, n, "not a solicited-node group");
+    if ((kind & ACCEL_DST6_GROUP) && a.s6_addr[0] != 0xff)
+        return refuse(EINVAL, why, n, "not a multicast group");
+    /* A solicited-node group whole would take the kernel's neighbour
+     * solicitations; all-nodes its router advertisements, unless the
+     * kernel runs no IPv6 on a link here. */
+    if ((kind & ACCEL_DST6_GROUP) && is_solicited_node(&a))
+        return refuse(EPERM, why, n,
+                      "a solicited-node group is steered by its target only");
+    if ((kind & ACCEL_DST6_GROUP) && is_all_nodes(&a) && kernel_has_ll6(k))
+        return refuse(EPERM, why, n,
+                      "ff02::1 stays with the kernel while it has IPv6 on a "
+                      "link of this network namespace");
+    return 0;
+}
