@@ -47,7 +47,9 @@ echo_once() {
 # one_line NAME ERE: NAME's stderr is one line, matching ERE.
 one_line() {
     check_eq "$1: one line on stderr" "$(wc -l <"$T/$1.err")" 1
-    check "$1: the line says why" grep -Eq "$2" "$T/$1.err"
+    # (the line itself goes into the failure message)
+    check "$1: the line says why" bash -c 'grep -Eq "$1" "$2" || { cat "$2"; exit 1; }' \
+        _ "$2" "$T/$1.err"
 }
 
 log "---- 1. nobody: not in the group"
