@@ -271,8 +271,9 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
             continue
         base = baseline(series)
         L += ["## %s" % section_name(topo, series), "", desc + ", against %s." % (
-            "the kernel baseline" if base == KERNEL else "topology B (IPv4) of the same "
-            "round") + (
+            "the kernel baseline" if base == KERNEL else
+            "topology B (IPv4) of the same round" if base == "accel_b" else
+            "topology A with the stack's own address, of the same round") + (
             " Each row is the point's median round (by req/s); *rounds* lists every "
             "round's req/s." if nr > 1 else ""), "",
               "| point | side | req/s | p50 us | p99 us | max us | wrk errors | server CPU s / 100k "
@@ -301,7 +302,9 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
         L += ["", "Client busy %: the load generator's CPU time over the point's wall time "
               "(one wrk thread on its own CPU). Near 100 %, the point measures the client as "
               "much as the server: a faster server cannot raise its req/s.",
-              "", "Ratios %s:" % ("accel / kernel" if base == KERNEL else "IPv6 / IPv4"), "",
+              "", "Ratios %s:" % ("accel / kernel" if base == KERNEL else
+                                  "IPv6 / IPv4" if base == "accel_b" else
+                                  "shared address / own address"), "",
               "| point | req/s | p50 | p99 | server CPU / 100k | client CPU / 100k |",
               "|---|---:|---:|---:|---:|---:|"]
         for r in rat:
