@@ -46,10 +46,20 @@ open_lock(const char *iface, char *path, size_t n)
      * previous owner's). */
     fd =
         syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CREAT | O_CLOEXEC, 0660);
-    if (fd >= 0)
+    if (fd >= 0) {
+        struct stat ds, fs;
+
         syscall(SYS_fchmod, (int)fd, 0660);
-    else if (errno == EACCES)
+        /* A file made before the directory was the group's keeps root's
+         * group: the directory's, so the group's members can lock it
+         * (root, or an owner in the group, may change it). */
+        if (syscall(SYS_stat, LOCK_DIR, &ds) == 0 &&
+            syscall(SYS_fstat, (int)fd, &fs) == 0 && fs.st_gid != ds.st_gid &&
+            (ds.st_mode & S_ISGID) != 0)
+            syscall(SYS_fchown, (int)fd, -1, ds.st_gid);
+    } else if (errno == EACCES) {
         fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    }
     return fd;
 }
 
