@@ -58,16 +58,24 @@ bind_kernel_side(struct pl_sock *s, int fd)
                   fd, strerror(-rc));
 }
 
-/* True when the kernel socket already has a local port. */
-static bool
-kernel_bound(int fd)
+/* The port the kernel socket has (network order), 0 if none. */
+static uint16_t
+kernel_port(int fd)
 {
     struct sockaddr_in6 s6; /* the port is at the same place in both */
     socklen_t len = sizeof(s6);
 
-    return libc_getsockname(fd, (struct sockaddr *)&s6, &len) == 0 &&
-           (s6.sin6_family == AF_INET || s6.sin6_family == AF_INET6) &&
-           s6.sin6_port != 0;
+    if (libc_getsockname(fd, (struct sockaddr *)&s6, &len) != 0 ||
+        (s6.sin6_family != AF_INET && s6.sin6_family != AF_INET6))
+        return 0;
+    return s6.sin6_port;
+}
+
+/* True when the kernel socket already has a local port. */
+static bool
+kernel_bound(int fd)
+{
+    return kernel_port(fd) != 0;
 }
 
 /* The port of a bind's address (sockaddr_in and sockaddr_in6 keep it at
@@ -76,18 +84,6 @@ static uint16_t
 addr_port(const struct sockaddr *a)
 {
     return ((const struct sockaddr_in *)a)->sin_port;
-}
-
-/* The port the kernel socket has (network order), 0 if none. */
-static uint16_t
-kernel_port(int fd)
-{
-    struct sockaddr_in6 s6;
-    socklen_t len = sizeof(s6);
-
-    if (libc_getsockname(fd, (struct sockaddr *)&s6, &len) != 0)
-        return 0;
-    return s6.sin6_port;
 }
 
 /* Bind the stack socket to a with the kernel socket's port (a copy of a,
