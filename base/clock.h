@@ -21,6 +21,16 @@ base_ns_since(uint64_t now, uint64_t then)
 {
     return now > then ? now - then : 0;
 }
+/** Milliseconds from *t to now, and *t = now: one lap of a stopwatch. */
+static inline double
+base_ms_lap(uint64_t *t)
+{
+    uint64_t now = base_now_ns();
+    double ms = (double)base_ns_since(now, *t) / 1e6;
+
+    *t = now;
+    return ms;
+}
 /** In a fork child. */
 void base_clock_atfork_child(void);
 /** Tests: calibrate again, the rate found made wrong by ppm (the clock's

@@ -68,11 +68,14 @@ target_link_libraries(
 # A process without privileges gets its XSK and XDP steering from
 # accel-broker (runtime/broker_client.c): the af_xdp driver's
 # xsk_socket__create goes on without loading a program and hands the bound
-# XSK to the broker; its bpf_xdp_detach at close is the broker's job, and
+# XSK to the broker (or to the program the library attached itself:
+# runtime/xdpsteer.c); its detach at close (bpf_xdp_attach with fd -1) is
+# the broker's job, or skipped so the program stays for the next process,
+# and
 # its SIOCSIFFLAGS that change nothing (the promiscuous flag restored at
 # start) do not need CAP_NET_ADMIN.
 target_link_options(
   accel_dpdk INTERFACE -Wl,--undefined=rt__eal_fast -Wl,--wrap=get_tsc_freq
   -Wl,--wrap=eal_cpu_socket_id -Wl,--wrap=eal_cpu_detected
   -Wl,--undefined=rt__broker_active -Wl,--wrap=xsk_socket__create
-  -Wl,--wrap=bpf_xdp_detach -Wl,--wrap=ioctl)
+  -Wl,--wrap=bpf_xdp_detach -Wl,--wrap=bpf_xdp_attach -Wl,--wrap=ioctl)

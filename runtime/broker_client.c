@@ -187,6 +187,7 @@ rt__broker_start(const struct base_cfg *cfg)
     q.u.hello.ip = cfg->ip_addr;
     q.u.hello.mask = cfg->ip_mask;
     q.u.hello.queues = cfg->queues;
+    q.u.hello.keep = cfg->xdp_keep ? 1u : 0u;
     q.u.hello.umem_bytes = (uint64_t)cfg->mem_mb << 20;
     rc = call(&q, -1, &r, NULL);
     if (rc == 0)
@@ -307,6 +308,8 @@ rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,
 #include <net/if.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
+#include <bpf/bpf.h>
+#include <linux/if_link.h>
 #include <xdp/xsk.h>
 
 int __real_xsk_socket__create(struct xsk_socket **xsk, const char *ifname,
@@ -323,6 +326,10 @@ int __real_bpf_xdp_detach(int ifindex, __u32 flags,
                           const struct bpf_xdp_attach_opts *opts);
 int __wrap_bpf_xdp_detach(int ifindex, __u32 flags,
                           const struct bpf_xdp_attach_opts *opts);
+int __real_bpf_xdp_attach(int ifindex, int prog_fd, __u32 flags,
+                          const struct bpf_xdp_attach_opts *opts);
+int __wrap_bpf_xdp_attach(int ifindex, int prog_fd, __u32 flags,
+                          const struct bpf_xdp_attach_opts *opts);
 
 int
 __wrap_xsk_socket__create(struct xsk_socket **xsk, const char *ifname,
@@ -333,25 +340,34 @@ __wrap_xsk_socket__create(struct xsk_socket **xsk, const char *ifname,
     struct xsk_socket_config c = *config;
     struct ab_req q;
     struct ab_rep r;
-    int rc;
+    int rc, fd;
 
-    if (!rt__broker_active)
+    if (!rt__broker_active && rt__xdp_prog.xsks_fd < 0)
         return __real_xsk_socket__create(xsk, ifname, queue_id, umem, rx, tx,
                                          config);
-    /* The broker's program is attached already; libxdp must not load its
-     * own (it could not: no CAP_BPF). */
+    /* Our program is attached already (the broker's, or the one this
+     * process attached or adopted: xdpsteer.c); libxdp must not load its
+     * own (without CAP_BPF it could not). */
     c.libxdp_flags |= XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD;
     rc = __real_xsk_socket__create(xsk, ifname, queue_id, umem, rx, tx, &c);
     if (rc != 0)
         return rc;
-    memset(&q, 0, sizeof(q));
-    q.op = AB_XSK_ATTACH;
-    q.u.xsk.queue = queue_id;
-    rc = call(&q, xsk_socket__fd(*xsk), &r, NULL);
-    if (rc == 0)
-        rc = r.status;
+    fd = xsk_socket__fd(*xsk);
+    memset(&r, 0, sizeof(r));
+    if (!rt__broker_active) {
+        rc = bpf_map_update_elem(rt__xdp_prog.xsks_fd, &queue_id, &fd, 0);
+        rc = rc == 0 ? 0 : -errno;
+    } else {
+        memset(&q, 0, sizeof(q));
+        q.op = AB_XSK_ATTACH;
+        q.u.xsk.queue = queue_id;
+        rc = call(&q, fd, &r, NULL);
+        if (rc == 0)
+            rc = r.status;
+    }
     if (rc != 0) {
-        BASE_ERR("port", "accel-broker did not steer queue %u to the XSK: %s",
+        BASE_ERR("port", "%s did not steer queue %u to the XSK: %s",
+                 rt__broker_active ? "accel-broker" : "the XDP program's map",
                  queue_id, r.why[0] ? r.why : strerror(-rc));
         xsk_socket__delete(*xsk);
         *xsk = NULL;
@@ -360,13 +376,43 @@ __wrap_xsk_socket__create(struct xsk_socket **xsk, const char *ifname,
     return 0;
 }
 
+/* The PMD detaches the interface's program at close (bpf_xdp_attach with
+ * fd -1, or bpf_xdp_detach; no XDP_FLAGS_REPLACE): not the broker's (it
+ * detaches it), and not ours, kept for the next process (xdpsteer.c);
+ * with ACCEL_XDP_KEEP=0 rt__xdp_steer_leave detaches it, naming it with
+ * XDP_FLAGS_REPLACE, as every detach of the library's own does. */
+static bool
+pmd_detach_skipped(int ifindex, __u32 flags)
+{
+    int fd;
+
+    if (flags & XDP_FLAGS_REPLACE)
+        return false;
+    if (rt__broker_active)
+        return true;
+    fd = rt__xdpprog_attached(ifindex);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}
+
 int
 __wrap_bpf_xdp_detach(int ifindex, __u32 flags,
                       const struct bpf_xdp_attach_opts *opts)
 {
-    if (rt__broker_active)
-        return 0; /* the broker's program: it detaches it */
+    if (pmd_detach_skipped(ifindex, flags))
+        return 0;
     return __real_bpf_xdp_detach(ifindex, flags, opts);
+}
+
+int
+__wrap_bpf_xdp_attach(int ifindex, int prog_fd, __u32 flags,
+                      const struct bpf_xdp_attach_opts *opts)
+{
+    if (prog_fd < 0 && pmd_detach_skipped(ifindex, flags))
+        return 0;
+    return __real_bpf_xdp_attach(ifindex, prog_fd, flags, opts);
 }
 
 /* SIOCSIFFLAGS that sets the flags the interface has: done, without the

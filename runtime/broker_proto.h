@@ -38,7 +38,7 @@
 #include <sys/socket.h>
 
 #define AB_MAGIC 0x6b726261u /* "abrk" */
-#define AB_VERSION 1u
+#define AB_VERSION 2u
 #define AB_DIR "/run/accel"
 #define AB_GROUP_DEFAULT "accel"
 #define AB_WHY_MAX 240
@@ -60,6 +60,7 @@ struct ab_hello {
     char iface[16];
     uint32_t ip, mask; /* network order */
     uint32_t queues;   /* XSKs the client will bind: queues 0..queues-1 */
+    uint32_t keep;     /* ACCEL_XDP_KEEP: leave the program attached after */
     uint64_t umem_bytes;
 };
 

@@ -188,6 +188,7 @@ rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
     char name[RTE_ETH_NAME_MAX_LEN] = "?";
     bool rx_intr, is_xdp;
     int rc, sock = rte_eth_dev_socket_id(port_id);
+    uint64_t t;
 
     /* A port tried before (af_xdp, before the af_packet fallback) may
      * have left its wait fds. */
@@ -214,7 +215,9 @@ rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
     is_xdp = strcmp(info.driver_name, "net_af_xdp") == 0;
     rt__port.is_xdp = is_xdp;
     rt__port.is_pkt = strcmp(info.driver_name, "net_af_packet") == 0;
+    t = base_now_ns();
     rc = create_pool(cfg, is_xdp);
+    rt__port.ms.pool = base_ms_lap(&t);
     if (rc != 0)
         return rc;
     if (is_xdp && !rt__pool_fits_umem(rt__port.pool))
@@ -257,6 +260,7 @@ rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
             return rc;
         }
     }
+    rt__port.ms.queues = base_ms_lap(&t);
     if (cfg->mac_set) {
         memcpy(addr.addr_bytes, cfg->mac_addr, 6);
         if (rte_eth_dev_default_mac_addr_set(port_id, &addr) != 0 &&
@@ -273,6 +277,7 @@ rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
         return rc;
     }
     rt__port.up = true;
+    rt__port.ms.start = base_ms_lap(&t);
     if (info.driver_name != NULL && strstr(info.driver_name, "memif"))
         rt__mf_own_arm();
     /* Groups the stack joins (IGMP) have no per-group MAC filter: take

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cfg.h"
+#include "xdpprog.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -45,6 +46,12 @@ struct rt__port {
     uint16_t nq, txq;
     struct rte_mbuf *txbuf[RT__MAX_BURST];
     uint32_t ntx;
+    /* Where the port's start-up went, ms (the start-up info line): the
+     * XDP program (loaded, or adopted), the vdev probe, the mbuf pool, the
+     * queues (configure and setup: the XSKs and their UMEM), the start. */
+    struct {
+        double prog, probe, pool, queues, start;
+    } ms;
 };
 
 extern struct rt__port rt__port;
@@ -156,15 +163,11 @@ int rt__sleep_port(int timeout_ms);
 /* progress.c */
 int rt__progress_start(uint32_t period_usec);
 
-/* xdpsteer.c: accel's XDP program for af_xdp, with ip (and its subnet's
- * broadcast, from mask; both network order) and the shared-address flag
- * written in, in a memfd whose /proc/self/fd path goes to path. Returns
- * the fd (close it once the port is up) or -errno. */
-struct rt__xdp_steer_cfg {
-    uint32_t ip, mask;
-    bool shared; /* the kernel holds ip too: xdpsteer4.c */
-};
-int rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path,
+/* xdpsteer.c, shared DPDK libraries only: accel's XDP program for
+ * af_xdp with c's constants written in, in a memfd whose /proc/self/fd
+ * path goes to path (the PMD's devarg xdp_prog). Returns the fd (close it
+ * once the port is up) or -errno. */
+int rt__xdp_steer_open(const struct rt__xdpprog_cfg *c, char *path,
                        size_t pathsz);
 /** An fd (moved high) of the map called name of accel's program on
  *  iface, or -errno (-ENOENT: no such program or map). */
@@ -192,6 +195,16 @@ void rt__steer4_svc_gone(int proto, uint16_t port);
 /** Detach our program from iface if a dead process left it (the caller
  *  holds the interface lock). */
 void rt__xdp_steer_clear_stale(const char *iface);
+/** Static DPDK: attach the program with c's constants to ACCEL_IFACE, or
+ *  adopt the one an earlier process left (xdpprog.c); rt__xdp_prog holds
+ *  it. 0, or -errno (logged at info level). */
+int rt__xdp_steer_attach(const struct rt__xdpprog_cfg *c);
+/** The family's last process closed the port: the program stays attached
+ *  (ACCEL_XDP_KEEP), or is detached. */
+void rt__xdp_steer_leave(void);
+/** The program this process attached or adopted (prog_fd -1: none); its
+ *  xsks_map gets the port's XSKs (broker_client.c's wrappers). */
+extern struct rt__xdpprog rt__xdp_prog;
 /** An fd of accel's program attached to iface, or -ENOENT (none, or
  *  another program), -ENODEV, -errno. */
 int rt__xdp_steer_prog_fd(const char *iface);

@@ -67,25 +67,39 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     char devargs[BASE_CFG_STR_MAX + 160], prog[64] = "";
     uint16_t port_id;
     int rc, init_rc = 0, prog_fd = -1;
+    bool steered = false;
+    uint64_t t = base_now_ns();
 
     /* af_xdp runs our XDP program (xdpsteer.c): the kernel keeps the
      * interface's traffic that is not the stack's. */
     if (driver == BASE_DRIVER_AF_XDP && base_cfg.xdp_steer &&
         !rt__broker_active) {
-        struct rt__xdp_steer_cfg sc = {.ip = base_cfg.ip_addr,
-                                       .mask = base_cfg.ip_mask,
-                                       .shared = base_cfg.ip_shared};
+        struct rt__xdpprog_cfg sc = {.ip = base_cfg.ip_addr,
+                                     .mask = base_cfg.ip_mask,
+                                     .shared = base_cfg.ip_shared};
 
+#ifdef ACCEL_DPDK_STATIC
+        rc = rt__xdp_steer_attach(&sc); /* or adopt the one left attached */
+        steered = rc == 0;
+        if (!steered)
+            rt__xdp_steer_clear_stale(base_cfg.iface);
+#else
         rt__xdp_steer_clear_stale(base_cfg.iface);
         prog_fd = rt__xdp_steer_open(&sc, prog, sizeof(prog));
-        if (prog_fd < 0 && (base_cfg.ip_shared || base_cfg.ip6_shared))
-            return prog_fd; /* the kernel's traffic would go to the stack */
-        if (prog_fd < 0) {
+        rc = prog_fd < 0 ? prog_fd : 0;
+        steered = prog_fd >= 0;
+#endif
+        if (!steered && (base_cfg.ip_shared || base_cfg.ip6_shared))
+            return rc; /* the kernel's traffic would go to the stack */
+        if (!steered) {
             BASE_WARN("start",
                       "XDP steering program unavailable (%s): DPDK's default "
                       "program takes every frame of %s's queue from the kernel",
-                      strerror(-prog_fd), base_cfg.iface);
+                      strerror(-rc), base_cfg.iface);
         }
+    } else if (driver == BASE_DRIVER_AF_XDP && !rt__broker_active) {
+        /* DPDK's default program needs the interface free of ours. */
+        rt__xdp_steer_clear_stale(base_cfg.iface);
     }
     /* Several queues: af_xdp binds one XSK per NIC queue (veth refuses:
      * it reports no channels); af_packet opens one socket per queue in a
@@ -99,9 +113,12 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
     else
         snprintf(devargs, sizeof(devargs), "net_af_packet0,iface=%s,qpairs=%u",
                  base_cfg.iface, base_cfg.queues);
+    rt__port.ms.prog = base_ms_lap(&t);
     rt__port_fds_scan_begin();
     rc = rt__eal_probe(devargs, &port_id);
-    /* The PMD loads the program when the queues are set up (port init). */
+    rt__port.ms.probe = base_ms_lap(&t);
+    /* The PMD makes the XSKs (and, given xdp_prog, loads the program)
+     * when the queues are set up (port init). */
     if (rc == 0)
         init_rc = rt__port_init(port_id, &base_cfg, csum, mac);
     rt__port_fds_scan_end();
@@ -109,30 +126,31 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         close(prog_fd);
     if (rc != 0) {
         BASE_INFO("start", "probe of %s failed: %s", devargs, strerror(-rc));
+        if (steered)
+            rt__xdp_steer_leave();
         return rc;
     }
     rc = init_rc;
     if (rc != 0) {
         rt__port_close(port_id);
         rt__eal_remove(port_id);
+        if (steered)
+            rt__xdp_steer_leave();
         return rc;
     }
     if (base_cfg.ip_shared || base_cfg.ip6_shared) {
-        if (!prog[0]) {
-            rt__port_close(port_id);
-            rt__eal_remove(port_id);
-            return -ENOTSUP;
-        }
-        rc = rt__steer4_setup();
+        rc = steered ? rt__steer4_setup() : -ENOTSUP;
         if (rc != 0) {
             rt__port_close(port_id);
             rt__eal_remove(port_id);
+            if (steered)
+                rt__xdp_steer_leave();
             return rc;
         }
     }
     /* The program is attached and the stack's MAC known: its IPv6
      * addresses can go into the program's map (xdpsteer6.c). */
-    if ((prog[0] || rt__broker_active) && base_cfg.has_ip6) {
+    if ((steered || rt__broker_active) && base_cfg.has_ip6) {
         int rc6 = rt__xdp_steer_setup6(base_cfg.iface, mac, &base_cfg.ip6_addr,
                                        base_cfg.ip6_shared);
 
@@ -146,7 +164,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
              driver == BASE_DRIVER_AF_XDP ? "af_xdp" : "af_packet",
              base_cfg.iface, rt__port.nq > 1 ? rt__port_queues_desc() : "",
              rt__broker_active ? " (steered, accel-broker)"
-             : prog[0]         ? " (steered)"
+             : steered         ? " (steered)"
                                : "");
     return 0;
 }
@@ -341,6 +359,8 @@ port_close_at_exit(void)
                 rt__mf_own_closing();
                 rt__port_close(port_id);
                 rte_eth_dev_close(port_id);
+                if (base_cfg.vdev[0] == '\0' && !rt__broker_active)
+                    rt__xdp_steer_leave();
             }
             /* With the port marked down, later calls (the application's
              * own atexit handlers closing sockets) no longer touch DPDK. */
@@ -544,17 +564,7 @@ start_joined(const char *owner, struct stk_netif_cfg *nc)
     return start_stack(nc);
 }
 
-/* Where the start-up time goes (ms), for the "data path up" line. */
-static double
-ms_since(uint64_t *t)
-{
-    uint64_t now = base_now_ns();
-    double ms = (double)(now - *t) / 1e6;
-
-    *t = now;
-    return ms;
-}
-
+/* Bring the data path up, timing each phase for the start-up info line. */
 static int
 do_start(void)
 {
@@ -606,22 +616,22 @@ do_start(void)
         if (rc != 0)
             return rc;
     }
-    (void)ms_since(&t); /* configuration and the interface lock */
+    (void)base_ms_lap(&t); /* configuration and the interface lock */
     rc = rt__eal_init(&base_cfg);
     if (rc != 0)
         return rc;
-    ms_eal = ms_since(&t);
+    ms_eal = base_ms_lap(&t);
     memset(&nc, 0, sizeof(nc));
     rc = start_port(&nc.csum_flags, nc.mac);
     if (rc != 0)
         return rc;
-    ms_port = ms_since(&t);
+    ms_port = base_ms_lap(&t);
     rc = start_stack(&nc);
     if (rc != 0) {
         rt__port_close(rt__port.port_id);
         return rc;
     }
-    ms_stack = ms_since(&t);
+    ms_stack = base_ms_lap(&t);
     base_stats_set_port_dump(rt__port_stats_dump);
 up:
     BASE_INFO("start",
@@ -633,14 +643,17 @@ up:
               : rt__port.wait_kind == RT__WAIT_INTR ? "rx interrupt"
                                                     : "none (1 ms sleeps)");
     t = t0;
-    ms_total = ms_since(&t);
+    ms_total = base_ms_lap(&t);
     if (rt__remote)
         BASE_INFO("start", "start-up took %.1f ms (joined)", ms_total);
     else
         BASE_INFO("start",
-                  "start-up took %.1f ms (eal %.1f, port %.1f, stack %.1f, "
-                  "other %.1f)",
-                  ms_total, ms_eal, ms_port, ms_stack,
+                  "start-up took %.1f ms (eal %.1f, port %.1f [program %.1f, "
+                  "probe %.1f, pool %.1f, queues %.1f, start %.1f], stack "
+                  "%.1f, other %.1f)",
+                  ms_total, ms_eal, ms_port, rt__port.ms.prog,
+                  rt__port.ms.probe, rt__port.ms.pool, rt__port.ms.queues,
+                  rt__port.ms.start, ms_stack,
                   ms_total - ms_eal - ms_port - ms_stack);
     base_stats_set_datapath(rt__port.desc);
     stack_pid = getpid();

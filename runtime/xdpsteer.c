@@ -2,16 +2,22 @@
  * The XDP program an af_xdp port runs (runtime/xdp/steer.bpf.c): only the
  * stack's frames go to the XSK, the rest on to the kernel. The object,
  * built with clang -target bpf, is embedded in the library
- * (rt__xdp_steer_obj, generated at build time). Before the PMD loads it
- * (devarg xdp_prog=PATH), a copy with ACCEL_IP, its subnet's broadcast and
- * the shared-address flag written over three placeholder constants goes
- * into a memfd, and PATH is
- * /proc/self/fd/N: nothing is left on disk.
+ * (rt__xdp_steer_obj, generated at build time).
  *
- * A process killed with SIGKILL cannot detach the program; the PMD attaches
- * only where no program is, so the next process would fall back to
- * af_packet. The caller holds the interface lock (ifacelock.c), so a
- * program of ours still attached is a dead process's: it is removed first.
+ * With DPDK linked statically (the default), the library attaches it
+ * itself, or adopts the one an earlier process left (xdpprog.c), and the
+ * af_xdp PMD only makes the XSKs: xsk_socket__create is wrapped
+ * (broker_client.c) to keep libxdp from loading a program and to put the
+ * XSK in this program's xsks_map, and the PMD's detach at close is
+ * skipped. The program stays for the next process (ACCEL_XDP_KEEP=0:
+ * detached at exit).
+ *
+ * With shared DPDK libraries there is nothing to wrap: a copy of the
+ * object with ACCEL_IP, its subnet's broadcast and the shared-address
+ * flag written over the placeholder constants goes into a memfd, the PMD
+ * loads it (devarg xdp_prog=/proc/self/fd/N; nothing is left on disk) and
+ * detaches it at close. A program of ours still attached is a dead
+ * process's (the caller holds the interface lock): removed first.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,40 +34,16 @@
 
 #include "log.h"
 #include "rt_int.h"
+#include "xdpprog.h"
 
-/* The program's name (its function in steer.bpf.c). */
-#define XS_PROG_NAME "accel_steer"
+struct rt__xdpprog rt__xdp_prog = {.prog_fd = -1, .xsks_fd = -1};
 
+#ifndef ACCEL_DPDK_STATIC
 extern const unsigned char rt__xdp_steer_obj[];
 extern const size_t rt__xdp_steer_obj_len;
 
-/* The placeholders' values in steer.bpf.c (as the u32 is stored). */
-#define XS_IP_MARK 0x5A1ECCA1u
-#define XS_BCAST_MARK 0x5B1ECCA1u
-#define XS_SHARED_MARK 0x5C1ECCA1u
-
-/* Overwrite the one occurrence of mark in buf with v; -1 if it is not
- * there exactly once. */
-static int
-patch_u32(unsigned char *buf, size_t n, uint32_t mark, uint32_t v)
-{
-    unsigned char *at = NULL;
-
-    for (size_t i = 0; i + 4 <= n; i++) {
-        if (memcmp(buf + i, &mark, 4) != 0)
-            continue;
-        if (at != NULL)
-            return -1;
-        at = buf + i;
-    }
-    if (at == NULL)
-        return -1;
-    memcpy(at, &v, 4);
-    return 0;
-}
-
 int
-rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path, size_t pathsz)
+rt__xdp_steer_open(const struct rt__xdpprog_cfg *c, char *path, size_t pathsz)
 {
     size_t n = rt__xdp_steer_obj_len;
     unsigned char *buf = malloc(n);
@@ -70,10 +52,8 @@ rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path, size_t pathsz)
     if (buf == NULL)
         return -ENOMEM;
     memcpy(buf, rt__xdp_steer_obj, n);
-    if (patch_u32(buf, n, XS_IP_MARK, c->ip) != 0 ||
-        patch_u32(buf, n, XS_BCAST_MARK, c->ip | ~c->mask) != 0 ||
-        patch_u32(buf, n, XS_SHARED_MARK, c->shared ? 1u : 0u) != 0) {
-        BASE_ERR("port", "the embedded XDP program has no unique address "
+    if (rt__xdpprog_patch(buf, n, c) != 0) {
+        BASE_ERR("port", "the embedded XDP program has no unique constant "
                          "placeholders (a build problem)");
         goto out;
     }
@@ -93,73 +73,84 @@ out:
     free(buf);
     return rc;
 }
+#endif
 
 int
 rt__xdp_steer_prog_fd(const char *iface)
 {
-    struct bpf_prog_info info;
-    uint32_t len = sizeof(info), id = 0;
     int ifindex = (int)if_nametoindex(iface), fd;
 
     if (ifindex == 0)
         return -ENODEV;
-    if (bpf_xdp_query_id(ifindex, 0, &id) != 0 || id == 0)
-        return -ENOENT;
-    fd = bpf_prog_get_fd_by_id(id);
-    if (fd < 0)
-        return fd;
-    memset(&info, 0, sizeof(info));
-    if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0 ||
-        strcmp(info.name, XS_PROG_NAME) != 0) {
-        close(fd);
-        return -ENOENT;
-    }
-    return fd;
+    fd = rt__xdpprog_attached(ifindex);
+    return fd < 0 ? fd : rt__fd_move_high(fd);
 }
 
 int
 rt__xdp_steer_map_fd(const char *iface, const char *name)
 {
-    struct bpf_prog_info info;
-    uint32_t ids[16], len = sizeof(info);
-    int prog = rt__xdp_steer_prog_fd(iface), rc = -ENOENT;
+    int prog = rt__xdp_steer_prog_fd(iface), rc;
 
     if (prog < 0)
         return prog;
-    memset(&info, 0, sizeof(info));
-    info.nr_map_ids = 16;
-    info.map_ids = (uint64_t)(uintptr_t)ids;
-    if (bpf_obj_get_info_by_fd(prog, &info, &len) != 0)
-        info.nr_map_ids = 0;
-    for (uint32_t i = 0; rc < 0 && i < info.nr_map_ids && i < 16; i++) {
-        struct bpf_map_info mi;
-        uint32_t mlen = sizeof(mi);
-        int fd = bpf_map_get_fd_by_id(ids[i]);
-
-        if (fd < 0)
-            continue;
-        memset(&mi, 0, sizeof(mi));
-        if (bpf_obj_get_info_by_fd(fd, &mi, &mlen) == 0 &&
-            strcmp(mi.name, name) == 0)
-            rc = rt__fd_move_high(fd);
-        else
-            close(fd);
-    }
+    rc = rt__xdpprog_map_fd(prog, name);
     close(prog);
-    return rc;
+    return rc < 0 ? rc : rt__fd_move_high(rc);
+}
+
+int
+rt__xdp_steer_attach(const struct rt__xdpprog_cfg *c)
+{
+    int ifindex = (int)if_nametoindex(base_cfg.iface), rc;
+    char why[160];
+
+    if (ifindex == 0)
+        return -ENODEV;
+    rc = rt__xdpprog_ensure(ifindex, c, &rt__xdp_prog, why, sizeof(why));
+    if (rc != 0) {
+        BASE_INFO("port", "%s: %s", base_cfg.iface, why);
+        return rc;
+    }
+    rt__xdp_prog.prog_fd = rt__fd_move_high(rt__xdp_prog.prog_fd);
+    rt__xdp_prog.xsks_fd = rt__fd_move_high(rt__xdp_prog.xsks_fd);
+    BASE_INFO("port", "%s: the steering program %s", base_cfg.iface,
+              rt__xdp_prog.adopted ? "left by an earlier process is reused"
+                                   : "is loaded and attached");
+    return 0;
+}
+
+void
+rt__xdp_steer_leave(void)
+{
+    int ifindex;
+
+    if (rt__broker_active)
+        return; /* the broker's program */
+    if (base_cfg.xdp_keep) {
+        rt__xdpprog_release(&rt__xdp_prog);
+        return;
+    }
+    /* The last process of the family may be one that joined it (exec):
+     * it has no fd of the program; the attached one is looked up. */
+    ifindex = (int)if_nametoindex(base_cfg.iface);
+    if (rt__xdp_prog.prog_fd < 0 && ifindex > 0) {
+        rt__xdp_prog.ifindex = ifindex;
+        rt__xdp_prog.prog_fd = rt__xdpprog_attached(ifindex);
+    }
+    rt__xdpprog_detach(&rt__xdp_prog);
 }
 
 void
 rt__xdp_steer_clear_stale(const char *iface)
 {
-    int ifindex = (int)if_nametoindex(iface);
-    int fd = rt__xdp_steer_prog_fd(iface);
+    struct rt__xdpprog p = {
+        .ifindex = (int)if_nametoindex(iface), .prog_fd = -1, .xsks_fd = -1};
 
-    if (fd < 0)
-        return;
-    if (bpf_xdp_detach(ifindex, 0, NULL) == 0)
+    if (p.ifindex > 0)
+        p.prog_fd = rt__xdpprog_attached(p.ifindex);
+    if (p.prog_fd >= 0 && rt__xdpprog_detach(&p) == 0)
         BASE_INFO("port",
-                  "removed the XDP program a dead accel process left on %s",
+                  "removed the XDP program an earlier accel process left "
+                  "on %s",
                   iface);
-    close(fd);
 }

@@ -196,9 +196,17 @@ exit_status() {
     echo "exited with status $rc$sig"
 }
 
+# bare_veth: the kernel series runs on the veth as the kernel has it,
+# without the XDP program an accelerated series left attached
+# (ACCEL_XDP_KEEP): with one, the veth takes its NAPI path for every frame.
+bare_veth() {
+    A ip link set dev "$VETH_A" xdp off || fail "cannot remove the XDP program from $VETH_A"
+}
+
 # with_kernel_ip CMD...: run CMD (the kernel series) with the kernel IP on
-# accel-a's veth, which it holds for this series only.
+# accel-a's veth, which it holds for this series only, and no XDP program.
 with_kernel_ip() {
+    bare_veth
     A ip addr add "$AIP/24" dev "$VETH_A" || fail "cannot add the kernel IP to $VETH_A"
     "$@"
     A ip addr del "$AIP/24" dev "$VETH_A" || fail "cannot remove the kernel IP from $VETH_A"
@@ -212,6 +220,7 @@ with_kernel_ip() {
 # solicitations, and off again after it (`accel-lab up` turns it off too).
 with_kernel_ip6() {
     local c=net.ipv6.conf.$VETH_A k saved=()
+    bare_veth
     for k in accept_dad accept_ra router_solicitations; do
         saved+=("$c.$k=$(A sysctl -n "$c.$k")")
     done

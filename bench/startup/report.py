@@ -26,8 +26,12 @@ from benchlib import (  # noqa: E402
 SERIES = [
     ("kernel", "kernel: the client on the kernel in netns accel-a (the veth holds the "
      "kernel IP for this series only)"),
-    ("accel", "accel: the client under accel-run in accel-a (af_xdp on the veth), alone "
-     "on the interface: its first socket brings the data path up"),
+    ("accel_cold", "accel_cold: the client under accel-run in accel-a (af_xdp on the "
+     "veth), alone on the interface, no XDP program attached before it (the first "
+     "accelerated process after the interface came up): its first socket brings the "
+     "data path up and loads and attaches accel's XDP program"),
+    ("accel", "accel: the same with the XDP program the run before left attached (what "
+     "every later process finds; ACCEL_XDP_KEEP=1, the default)"),
     ("accel_join", "accel_join: the same while an idle accelerated process drives the "
      "interface: the client joins its port"),
 ]
@@ -36,8 +40,12 @@ METRICS = [("connect_us", "first socket call to connected (ms)", 1e-3),
            ("main_us", "process start to main (ms, 10 ms resolution)", 1e-3),
            ("wall_ms", "whole process (ms)", 1.0)]
 PHASES = ["start_ms", "eal_ms", "port_ms", "stack_ms", "other_ms"]
+PORT_PARTS = [("prog_ms", "XDP program"), ("probe_ms", "probe"), ("pool_ms", "mbuf pool"),
+              ("queues_ms", "queues (XSK, UMEM)"), ("pstart_ms", "start")]
+ACCEL_SERIES = ("accel_cold", "accel", "accel_join")
 TARGET_MS = 20.0
-COLORS = {"kernel": "tab:blue", "accel": "tab:orange", "accel_join": "tab:green"}
+COLORS = {"kernel": "tab:blue", "accel_cold": "tab:red", "accel": "tab:orange",
+          "accel_join": "tab:green"}
 
 
 def pct(values, q):
@@ -60,7 +68,7 @@ def summary(points):
             vals = [p[key] * scale for p in runs if p[key] is not None]
             s[key] = {"p50": pct(vals, 50), "p90": pct(vals, 90),
                       "max": max(vals) if vals else None}
-        for ph in PHASES:
+        for ph in PHASES + [k for k, _ in PORT_PARTS]:
             vals = [p[ph] for p in runs if p.get(ph) is not None]
             s[ph] = pct(vals, 50)
         paths = sorted({p["data_path"] for p in runs if p.get("data_path")})
@@ -71,7 +79,7 @@ def summary(points):
 
 def targets(summ):
     out = []
-    for name in ("accel", "accel_join"):
+    for name in ACCEL_SERIES:
         s = summ.get(name)
         v = s["connect_us"]["p50"] if s else None
         if v is None:
@@ -117,19 +125,26 @@ def write_md(path, meta, points, summ, tg):
     L += ["", "Ratios accel / kernel of the p50s:", "",
           "| series | " + " | ".join(t for _, t, _ in METRICS) + " |",
           "|---|" + "---:|" * len(METRICS)]
-    for name in ("accel", "accel_join"):
+    for name in ACCEL_SERIES:
         s = summ[name]
         L.append("| %s | %s |" % (name, " | ".join(
             fmt(s[key]["p50"] / k[key]["p50"] if s[key]["p50"] and k[key]["p50"] else None,
                 "%.1f") for key, _, _ in METRICS)))
     L += ["", "## Where accel's start-up goes (median ms, its info log line)", "",
-          "| series | start-up | EAL | port (probe, XDP program, queues) | stack | other |",
+          "| series | start-up | EAL | port | stack | other |",
           "|---|---:|---:|---:|---:|---:|"]
-    for name in ("accel", "accel_join"):
+    for name in ACCEL_SERIES:
         s = summ[name]
         L.append("| %s | %s |" % (name, " | ".join(fmt(s[ph], "%.2f") for ph in PHASES)))
     L += ["", "*other*: the configuration, the interface lock and what follows the stack "
-          "(the progress thread); a joining process has no EAL or port of its own.", ""]
+          "(the progress thread); a joining process has no EAL or port of its own.", "",
+          "The port's part (median ms):", "",
+          "| series | " + " | ".join(t for _, t in PORT_PARTS) + " |",
+          "|---|" + "---:|" * len(PORT_PARTS)]
+    for name in ("accel_cold", "accel"):
+        s = summ[name]
+        L.append("| %s | %s |" % (name, " | ".join(fmt(s[k2], "%.2f") for k2, _ in PORT_PARTS)))
+    L.append("")
     failed = [p for p in points if not p["ok"]]
     if failed:
         L += ["## Failed runs", ""] + ["* %s run %d: %s" % (p["series"], p["run"], p["reason"])
@@ -153,14 +168,24 @@ def write_png(path, meta, points):
     ax.set_title("ready for traffic, per run (CDF)", fontsize=10)
     ax.legend(fontsize=8)
     ax = axes[1]
-    runs = [p for p in points if p["series"] == "accel" and p["ok"] and p["eal_ms"] is not None]
+    runs = [p for name in ("accel_cold", "accel") for p in points
+            if p["series"] == name and p["ok"] and p["eal_ms"] is not None]
     bottom = [0.0] * len(runs)
-    for ph, color in (("eal_ms", "tab:purple"), ("port_ms", "tab:orange"),
-                      ("stack_ms", "tab:green"), ("other_ms", "tab:gray")):
+    parts = [("eal_ms", "EAL", "tab:purple")]
+    if all(p.get("prog_ms") is not None for p in runs):
+        parts += [("prog_ms", "XDP program", "tab:red"), ("probe_ms", "probe", "tab:brown"),
+                  ("pool_ms", "mbuf pool", "tab:orange"), ("queues_ms", "queues", "tab:olive")]
+    else:
+        parts += [("port_ms", "port", "tab:orange")]
+    parts += [("stack_ms", "stack", "tab:green"), ("other_ms", "other", "tab:gray")]
+    for ph, label, color in parts:
         vals = [max(0.0, p[ph]) for p in runs]
-        ax.bar(range(len(runs)), vals, bottom=bottom, color=color, label=ph[:-3])
+        ax.bar(range(len(runs)), vals, bottom=bottom, color=color, label=label)
         bottom = [b + v for b, v in zip(bottom, vals)]
-    ax.set_xlabel("accel run")
+    ncold = len([p for p in runs if p["series"] == "accel_cold"])
+    if 0 < ncold < len(runs):
+        ax.axvline(ncold - 0.5, color="black", linewidth=1)
+    ax.set_xlabel("run: accel_cold | accel (program kept)")
     ax.set_ylabel("ms")
     ax.set_title("accel's start-up by phase, per run", fontsize=10)
     ax.legend(fontsize=8)

@@ -7,11 +7,15 @@
 #
 #   kernel: the client in netns accel-a on the kernel; accel-a's veth holds
 #     the kernel IP 10.200.0.2/24 for this series only.
-#   accel: the client under accel-run in accel-a (the lab's environment,
-#     af_xdp on the veth), alone on the interface: its first socket brings
-#     the data path up (EAL, port and XDP program, stack). Its info log line
-#     "start-up took T ms (eal E, port P, stack S, other O)" gives where the
-#     time goes.
+#   accel_cold: the client under accel-run in accel-a (the lab's
+#     environment, af_xdp on the veth), alone on the interface, with no XDP
+#     program attached before each run (`ip link set dev veth-a xdp off`):
+#     the first accelerated process after the interface came up, which
+#     loads and attaches accel's program. Its info log line "start-up took
+#     T ms (eal E, port P [program, probe, pool, queues, start], stack S,
+#     other O)" gives where the time goes.
+#   accel: the same, the program left attached by the run before (what
+#     every later process finds: runtime/xdpprog.c, ACCEL_XDP_KEEP=1).
 #   accel_join: the same, while another accelerated process (an idle
 #     `firstconn serve` under accel-run) drives the interface: the client
 #     joins its port instead of bringing one up (runtime/share_join.c).
@@ -52,12 +56,15 @@ bench_files startup
 PORT=7100
 HOLD_PORT=7101
 
-# run_series SERIES MODE [ENV...]: RUNS fresh client processes.
+# run_series SERIES MODE [ENV...]: RUNS fresh client processes; BEFORE_RUN,
+# when set, is run before each.
+BEFORE_RUN=
 run_series() {
     local series=$1 mode=$2 i f t0 t1 rc
     shift 2
     log "series $series: $RUNS runs"
     for ((i = 1; i <= RUNS; i++)); do
+        [[ -z $BEFORE_RUN ]] || eval "$BEFORE_RUN" || fail "$series: $BEFORE_RUN failed"
         f=$T/$series-$i
         ns_argv "$mode" "$@" taskset -c "$CPU_CLIENT" "$T/firstconn" connect "$KIP" "$PORT"
         t0=${EPOCHREALTIME/./}
@@ -81,6 +88,9 @@ bg_start echo K taskset -c "$CPU_SERVER" "$T/firstconn" serve "$PORT"
 wait_line "$T/echo.out" ready 10 || fail "the kernel echo server did not start: $(cat "$T/echo.err")"
 
 with_kernel_ip run_series kernel A
+BEFORE_RUN=bare_veth
+run_series accel_cold AX ACCEL_LOG_LEVEL=info ACCEL_STATS=0
+BEFORE_RUN=
 run_series accel AX ACCEL_LOG_LEVEL=info ACCEL_STATS=0
 
 # accel_join: an accelerated process drives veth-a first.
@@ -101,7 +111,7 @@ bg_stop echo TERM
 bench_report
 check "$BASE.json parses and has every run" "$PY" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["points"]) == 3 * int(sys.argv[2]), len(d["points"])' "$BASE.json" "$RUNS"
+assert len(d["points"]) == 4 * int(sys.argv[2]), len(d["points"])' "$BASE.json" "$RUNS"
 check_points '{series} run {run}'
 cat "$BASE.md"
 finish

@@ -7,8 +7,9 @@ usage: suparse.py --series S --run N [--out FILE] [--err FILE] [--rc RC]
 
 The point: socket_us, connect_us, reply_us, main_us from firstconn's JSON
 line; wall_ms, the whole process as the shell timed it; from accel's info
-log (stderr), the start-up line "start-up took T ms (eal E, port P, stack
-S, other O)" or "(joined)" as start_ms and the phases, and the data path.
+log (stderr), the start-up line "start-up took T ms (eal E, port P
+[program, probe, pool, queues, start], stack S, other O)" or "(joined)" as
+start_ms and the phases, and the data path.
 A run fails (ok=false, reason) when --failed is given, when the process
 exited non-zero or printed no figures, or, for an accelerated series, when
 the data path did not come up (the connection went through the kernel).
@@ -23,8 +24,11 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import benchlib  # noqa: E402
 
-START = re.compile(r"start-up took ([0-9.]+) ms \((?:eal ([0-9.]+), port ([0-9.]+), "
+START = re.compile(r"start-up took ([0-9.]+) ms \((?:eal ([0-9.]+), port ([0-9.]+)"
+                   r"(?: \[program ([0-9.]+), probe ([0-9.]+), pool ([0-9.]+), "
+                   r"queues ([0-9.]+), start ([0-9.]+)\])?, "
                    r"stack ([0-9.]+), other (-?[0-9.]+)|(joined))\)")
+PORT_PARTS = ["prog_ms", "probe_ms", "pool_ms", "queues_ms", "pstart_ms"]
 DATA_PATH = re.compile(r"data path up: ([^,]+)")
 
 
@@ -44,6 +48,7 @@ def main():
          "wall_ms": a.wall_us / 1000.0 if a.wall_us else None,
          "start_ms": None, "eal_ms": None, "port_ms": None, "stack_ms": None,
          "other_ms": None, "joined": False, "data_path": None}
+    p.update((k, None) for k in PORT_PARTS)
     out, err = benchlib.read(a.out), benchlib.read(a.err)
     reasons = [a.failed] if a.failed else []
     for line in out.splitlines():
@@ -55,11 +60,14 @@ def main():
     m = START.search(err)
     if m:
         p["start_ms"] = float(m.group(1))
-        if m.group(6):
+        if m.group(11):
             p["joined"] = True
         else:
             p["eal_ms"], p["port_ms"], p["stack_ms"], p["other_ms"] = (
-                float(m.group(i)) for i in range(2, 6))
+                float(m.group(i)) for i in (2, 3, 9, 10))
+            if m.group(4) is not None:
+                for i, k in enumerate(PORT_PARTS):
+                    p[k] = float(m.group(4 + i))
     m = DATA_PATH.search(err)
     if m:
         p["data_path"] = m.group(1)

@@ -29,11 +29,11 @@
  * comparison of the EtherType more for IPv6 frames than for ARP).
  *
  * The two IPv4 addresses are `volatile const` globals (.rodata, frozen at
- * load): runtime/xdpsteer.c patches their placeholder values in a copy of
- * this object before the af_xdp PMD loads it (devarg xdp_prog). The IPv6
+ * load): runtime/xdpprog.c sets their placeholder values before it loads
+ * the object, and leaves the program attached for the next process. The IPv6
  * map is filled by xdpsteer.c once the port is up, when the stack's MAC
  * (hence its link-local address) is known. The map must be called
- * xsks_map: the PMD inserts its XSKs there.
+ * xsks_map: the XSKs go there (broker_client.c, accel-broker).
  *
  * Built with clang -target bpf; the object is embedded in libaccel.so.
  */
@@ -103,11 +103,14 @@ struct {
 } accel_nd SEC(".maps");
 
 /* Network byte order. The placeholders are found and replaced by
- * runtime/xdpsteer.c (XS_IP_MARK, XS_BCAST_MARK, XS_SHARED_MARK): keep
- * them in sync. accel_shared: 1 when the kernel has accel_ip too. */
+ * runtime/xdpprog.c (XP_*_MARK): keep them in sync. accel_shared: 1 when
+ * the kernel has accel_ip too. accel_build: a hash of this object, so a
+ * program left attached is adopted only by a process of the same build
+ * (the program never reads it). */
 volatile const __u32 accel_ip = 0x5A1ECCA1;
 volatile const __u32 accel_bcast = 0x5B1ECCA1;
 volatile const __u32 accel_shared = 0x5C1ECCA1;
+volatile const __u32 accel_build = 0x5D1ECCA1;
 
 struct arp_ipv4 {
     __be16 htype, ptype;

@@ -34,8 +34,10 @@
 #     client, while a kernel UDP echo on port 5354 of the same address
 #     answers too;
 #   - after nginx exits, port 80 is the kernel's again: a kernel server
-#     binds it and answers (with the drop rule removed), so no steering
-#     entry was left behind.
+#     binds it and answers (with the drop rule removed); the steering
+#     program stays attached (ACCEL_XDP_KEEP) and the next accelerated
+#     process reuses it, its map emptied first: the port of a listener
+#     killed with SIGKILL is the kernel's while that process runs.
 # The check that the test can fail: with ACCEL_XDP_STEER=0 the stack
 # refuses the shared address (the kernel's traffic would be taken) and
 # nginx serves on the kernel, which the drop rule then blocks.
@@ -217,6 +219,28 @@ wait_tcp K "$AIP" 80 || fail "a kernel server on $AIP:80 after nginx exited does
 check_eq "kernel server on $AIP:80 after nginx exited (no steering left)" \
     "$(get "http://$AIP:80/who")" "kernel"
 bg_stop k80
+# The program stays attached (ACCEL_XDP_KEEP). A listener killed with
+# SIGKILL leaves its port 8090 in the program's map; the next accelerated
+# process adopts the program and empties the map first: a kernel server
+# on port 8090 keeps answering while that process runs (with the entry
+# left, its SYNs would reach the stack, which has no listener there).
+check "the steering program stays attached after nginx exited" \
+    eval "A ip -d link show dev '$VETH_A' | grep -q 'name accel_steer'"
+bg_start kl AX "${SHARE[@]}" "$PY" -m http.server --bind "$AIP" --directory "$T/kwww" 8090
+wait_tcp K "$AIP" 8090 || fail "the accelerated listener on $AIP:8090 does not answer"
+bg_stop kl KILL
+bg_start k8090 A "$PY" -m http.server --bind "$AIP" --directory "$T/kwww" 8090
+wait_tcp K "$AIP" 8090 || fail "a kernel server on $AIP:8090 does not answer"
+bg_start sudp2 AX "${SHARE[@]}" ACCEL_LOG_LEVEL=info "$PY" -c "$UDPECHO" "$AIP" 5353
+sleep 1
+check_eq "accelerated UDP echo on $AIP:5353 (the next process)" \
+    "$(echo stack-udp2 | K socat -t 1 - UDP4:"$AIP":5353)" "stack-udp2"
+check "the next process reused the program left attached" \
+    grep -q "steering program left by an earlier process is reused" "$T/sudp2.err"
+check_eq "kernel server on $AIP:8090 while the next accelerated process runs (the killed listener's port left the map)" \
+    "$(get "http://$AIP:8090/who")" "kernel"
+bg_stop sudp2
+bg_stop k8090
 nft_rules
 
 # --- the check can fail: no steering program, no sharing ----------------

@@ -14,7 +14,7 @@
 #      while it runs (check_private, tests/lib/unpriv.sh);
 #   4. fast shutdown; the postmaster's counters show the connections and
 #      frames went through the stack; accel-broker released the interface
-#      (no XDP program left).
+#      and left accel's program attached (ACCEL_XDP_KEEP).
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$LIBDIR/unpriv.sh"
 

@@ -11,7 +11,8 @@
 #   3. the files, sockets and memory accel made are owner- or group-only
 #      while it runs (check_private);
 #   4. SHUTDOWN NOSAVE exits 0; its counters show the connections and
-#      frames on the stack; the broker released the interface.
+#      frames on the stack; the broker released the interface and, redis
+#      running with ACCEL_XDP_KEEP=0, detached accel's program.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$LIBDIR/unpriv.sh"
 
@@ -26,7 +27,7 @@ unpriv_setup redis
 install -d -o redis -g redis -m 0700 "$T/redis"
 
 log "---- 1. redis-server as redis, accelerated"
-bg_start_as redis redis ACCEL_STATS=1 redis-server --bind "$AIP" --port "$PORT" \
+bg_start_as redis redis ACCEL_STATS=1 ACCEL_XDP_KEEP=0 redis-server --bind "$AIP" --port "$PORT" \
     --protected-mode no --save "" --appendonly no --dir "$T/redis" \
     --dbfilename dump.rdb --daemonize no --logfile "$T/redis/redis.log"
 rpid=$(bg_pid redis)
@@ -65,5 +66,5 @@ RC shutdown nosave >/dev/null 2>&1
 busywait 10000 dead "$rpid" || check_fail "redis-server did not exit"
 wait "$rpid" 2>/dev/null
 check_eq "redis-server: exit status" "$?" 0
-check_on_stack redis redis 10 1000
+check_on_stack redis redis 10 1000 gone
 finish

@@ -19,6 +19,13 @@
 #     a solicitation sent to a group the stack shares);
 #   - the program attached to the veth is accel's (ip -d link: accel_steer);
 #   - at exit, the server's ACCEL_STATS count an accept for each answer.
+# After it exits the program stays attached (ACCEL_XDP_KEEP=1, the default)
+# with no XSK in its map: the kernel server and ping answer on the kernel's
+# addresses, and the accelerated address gets no answer. After a server
+# killed with SIGKILL, a second one without IPv6 reuses that program (its
+# info line says so) and serves, while the kernel, given the killed
+# server's IPv6 address, answers ping -6 on it (the map was emptied); with
+# ACCEL_XDP_KEEP=0 it detaches the program at exit.
 # Then the same server with ACCEL_XDP_STEER=0 (DPDK's default program, which
 # takes every frame of the queue): the accelerated server still answers on
 # both families, and the kernel's 10.200.0.3 and fd00:ac::3 (HTTP and ping)
@@ -42,6 +49,7 @@ addrs_remove() {
     A ip -6 addr del "$K6/64" dev "$VETH_A" 2>/dev/null
     A ip -6 addr del "$K6SNM/64" dev "$VETH_A" 2>/dev/null
     K ip -6 addr del "$PEER6/64" dev "$VETH_K" 2>/dev/null
+    A ip -6 addr del "$AIP6/64" dev "$VETH_A" 2>/dev/null
     A sysctl -qw "$(v6_sysctl "$VETH_A")=1"
 }
 # The addresses must not outlive the test: later tests rely on the
@@ -95,10 +103,17 @@ start_accel() {
     wait_tcp K "$AIP" 8080 || fail "$name: the accelerated server did not answer on $AIP:8080"
 }
 
+# stop_accel NAME [kept]: stop the server; with kept, accel's program must
+# still be attached after it, else no XDP program at all.
 stop_accel() {
     bg_stop "$1"
-    slowwait 10 eval "! A ip link show dev '$VETH_A' | grep -q 'xdp'" ||
-        fail "$1: an XDP program is left on $VETH_A after the server exited"
+    if [[ ${2-} == kept ]]; then
+        check "$1: accel's program stays attached to $VETH_A after the server exited" \
+            eval "A ip -d link show dev '$VETH_A' | grep -q 'name accel_steer'"
+    else
+        slowwait 10 eval "! A ip link show dev '$VETH_A' | grep -q 'xdp'" ||
+            fail "$1: an XDP program is left on $VETH_A after the server exited"
+    fi
 }
 
 # --- steering on (the default) -------------------------------------------
@@ -121,10 +136,39 @@ check "steer: accel's program is attached to $VETH_A" \
     eval "A ip -d link show dev '$VETH_A' | grep -q 'name accel_steer'"
 check_eq "steer: accelerated server still on $AIP" "$(get "http://$AIP:8080/who")" "accelerated"
 check_eq "steer: accelerated server still on [$AIP6]" "$(get "http://[$AIP6]:8080/who")" "accelerated"
-stop_accel steer
+stop_accel steer kept
 check "steer: the data path is af_xdp, steered" grep -q "data path: af_xdp on $VETH_A (steered)" "$T/steer.err"
 check_ge "steer: tcp_accept (the four requests, both families)" "$(stat_get "$T/steer.err" tcp_accept)" 4
 check_eq "steer: no socket on the kernel" "$(stat_get "$T/steer.err" sock_kernel)" 0
+
+# --- the program kept with no process: everything goes to the kernel ----
+flush_neigh
+check_eq "kept: kernel server on $KIP2" "$(get "http://$KIP2:8081/who")" "kernel"
+check_eq "kept: kernel server on [$K6]" "$(get "http://[$K6]:8081/who")" "kernel"
+check "kept: the kernel answers ping on $KIP2" K ping -c 2 -W 2 "$KIP2"
+check_not "kept: nothing answers on the stack's $AIP" \
+    eval "[[ -n \$(get 'http://$AIP:8080/who' 2) ]]"
+
+# --- the next process reuses it; ACCEL_XDP_KEEP=0 detaches it at exit ----
+# A server killed with SIGKILL leaves its entries in the program's IPv6
+# map (its address, its solicited-node group). steer2's stack has no IPv6
+# address (ACCEL_IP6 empty) and the kernel takes $AIP6: those entries
+# must be gone, or the kernel's neighbour discovery and ping -6 would
+# reach the stack.
+start_accel steerk
+check_eq "steerk: accelerated server on [$AIP6]" "$(get "http://[$AIP6]:8080/who")" "accelerated"
+bg_stop steerk KILL
+A ip -6 addr add "$AIP6/64" dev "$VETH_A" nodad || fail "cannot add $AIP6 to $VETH_A"
+flush_neigh
+start_accel steer2 ACCEL_LOG_LEVEL=info ACCEL_XDP_KEEP=0 ACCEL_IP6=
+check "steer2: the program left attached is reused" \
+    grep -q "steering program left by an earlier process is reused" "$T/steer2.err"
+check_eq "steer2: accelerated server on $AIP" "$(get "http://$AIP:8080/who")" "accelerated"
+check "steer2: the kernel answers ping -6 on $AIP6 (the killed server's IPv6 entries left the map)" \
+    K ping -6 -c 2 -W 2 "$AIP6"
+check_eq "steer2: kernel server on $KIP2" "$(get "http://$KIP2:8081/who")" "kernel"
+stop_accel steer2
+A ip -6 addr del "$AIP6/64" dev "$VETH_A"
 
 # --- DPDK's default program: the kernel loses the queue ------------------
 flush_neigh

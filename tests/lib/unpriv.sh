@@ -114,14 +114,23 @@ broker_released() {
         "/run/accel-broker${ACCEL_LAB_TAG:-}.log"
 }
 
+# check_on_stack NAME USER ACCEPTS FRAMES [kept|gone]: NAME ran on the
+# stack through the broker and has exited; the broker released the
+# interface and left accel's program attached (kept, ACCEL_XDP_KEEP=1) or
+# detached it (gone, ACCEL_XDP_KEEP=0).
 check_on_stack() {
-    local name=$1 user=$2
+    local name=$1 user=$2 prog=${5:-kept}
     check "$name: data path through accel-broker" \
         grep -q 'stats: data path: af_xdp on .*(steered, accel-broker)' "$T/$name.err"
     check_ge "$name: tcp_accept" "$(stat_get "$T/$name.err" tcp_accept)" "$3"
     check_ge "$name: rx_frames" "$(stat_get "$T/$name.err" rx_frames)" "$4"
     check_not "$name: no accel error or warning" grep -E 'accel\[.* (error|warn) ' "$T/$name.err"
-    busywait 3000 eval "! ip -n $NS_A -d link show dev $VETH_A | grep -q prog/xdp" ||
-        check_fail "an XDP program is left on $VETH_A"
-    check "broker: released" broker_released "$(bg_pid "$name")" "$user"
+    check "broker: released" busywait 3000 broker_released "$(bg_pid "$name")" "$user"
+    if [[ $prog == gone ]]; then
+        busywait 3000 eval "! ip -n $NS_A -d link show dev $VETH_A | grep -q prog/xdp" ||
+            check_fail "an XDP program is left on $VETH_A (ACCEL_XDP_KEEP=0)"
+    else
+        check "accel's program stays attached to $VETH_A" \
+            eval "ip -n $NS_A -d link show dev $VETH_A | grep -q 'name accel_steer'"
+    fi
 }

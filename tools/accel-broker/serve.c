@@ -31,6 +31,7 @@ struct client {
     int auth;             /* 0 or -errno */
     char why[AB_WHY_MAX]; /* auth's reason */
     bool hello;
+    bool keep; /* leave the program attached when the family ends */
     char iface[IF_NAMESIZE];
     struct abx_prog prog;
     uint32_t nsock, queues;
@@ -109,7 +110,7 @@ drop(int i)
     struct client *c = &cl[i];
 
     if (c->hello) {
-        abx_unload(&c->prog);
+        abx_unload(&c->prog, c->keep);
         abr_log("pid %d uid %u: connection closed; %s released", (int)c->cr.pid,
                 (unsigned)c->cr.uid, c->iface);
     }
@@ -174,6 +175,7 @@ do_hello(struct client *c, const struct abp_conf *conf, const struct ab_req *q,
     if (rc != 0)
         return rc;
     c->hello = true;
+    c->keep = h->keep != 0;
     c->queues = h->queues;
     snprintf(c->iface, sizeof(c->iface), "%s", h->iface);
     abr_log("pid %d uid %u: %s steered to the stack at %s", (int)c->cr.pid,
@@ -211,12 +213,12 @@ do_xsk_attach(struct client *c, const struct ab_req *q, int fd, char *why,
             abr_log("this kernel has no XDP socket diagnostics "
                     "(CONFIG_XDP_SOCKETS_DIAG): XSK bindings are not checked");
         said = true;
-        ifindex = (uint32_t)c->prog.ifindex;
+        ifindex = (uint32_t)c->prog.x.ifindex;
         queue = q->u.xsk.queue;
     } else if (rc != 0) {
         return snprintf(why, n, "the XSK is not bound: %s", strerror(-rc)), rc;
     }
-    if ((int)ifindex != c->prog.ifindex || queue != q->u.xsk.queue)
+    if ((int)ifindex != c->prog.x.ifindex || queue != q->u.xsk.queue)
         return snprintf(why, n,
                         "the XSK is bound to ifindex %u queue %u, not to %s "
                         "queue %u",

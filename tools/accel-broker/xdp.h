@@ -7,25 +7,28 @@
 #ifndef ACCEL_BROKER_XDP_H
 #define ACCEL_BROKER_XDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-struct bpf_object;
+#include "xdpprog.h"
 
 struct abx_prog {
-    struct bpf_object *obj;
-    int ifindex, prog_fd, xsks_fd;
+    struct rt__xdpprog x;
     uint32_t queues; /* xsks_map entries this client may fill */
 };
 
 /* Load the program for ip/mask (network order) and attach it to ifindex
- * (native mode where the driver has it). A program of ours left by a
- * broker that died is replaced. 0 or -errno, with a sentence in why. */
+ * (native mode where the driver has it). The same program left attached
+ * is adopted (its maps emptied); another of ours (a broker that died, other
+ * constants) is replaced. 0 or -errno, with a sentence in why. */
 int abx_load(int ifindex, uint32_t ip, uint32_t mask, struct abx_prog *p,
              char *why, size_t n);
 
-/* Detach (only if it is still ours) and free. */
-void abx_unload(struct abx_prog *p);
+/* The family is gone: its XSKs left the map with their sockets. keep:
+ * the program stays attached for the next one (it passes every frame to
+ * the kernel meanwhile); else detached, only if it is still ours. */
+void abx_unload(struct abx_prog *p, bool keep);
 
 /* Put the XSK fd in xsks_map at queue, or take queue out (fd < 0). */
 int abx_xsk_set(struct abx_prog *p, uint32_t queue, int fd);

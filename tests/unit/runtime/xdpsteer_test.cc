@@ -1,11 +1,17 @@
-// runtime/xdpsteer.c: the embedded XDP program gets the stack's address and
-// its subnet's broadcast written over its placeholders, in a memfd the af_xdp
-// PMD can open by path.
+// runtime/xdpprog.c and xdpsteer6.c: the embedded XDP program gets the
+// stack's address, its subnet's broadcast, the shared flag and the build hash
+// written over its placeholders; a program left attached is adopted by the
+// same build with the same constants (maps emptied), replaced otherwise, and
+// another program is never touched.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/if_link.h>
+#include <net/if.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <cstdint>
@@ -15,13 +21,8 @@
 extern "C" {
 extern const unsigned char rt__xdp_steer_obj[];
 extern const size_t rt__xdp_steer_obj_len;
-struct rt__xdp_steer_cfg {
-    uint32_t ip, mask;
-    bool shared;
-};
-int rt__xdp_steer_open(const struct rt__xdp_steer_cfg *c, char *path,
-                       size_t pathsz);
 }
+#include "xdpprog.h"
 #include "xdpsteer6.h"
 #include "xdp/steer.h"
 
@@ -47,22 +48,6 @@ count(const std::string &hay, uint32_t v)
     return n;
 }
 
-std::string
-slurp(const char *path)
-{
-    std::string s;
-    char buf[4096];
-    int fd = open(path, O_RDONLY);
-    ssize_t n;
-
-    if (fd < 0)
-        return s;
-    while ((n = read(fd, buf, sizeof(buf))) > 0)
-        s.append(buf, static_cast<size_t>(n));
-    close(fd);
-    return s;
-}
-
 TEST(XdpSteer, EmbeddedObjectIsBpfElf)
 {
     ASSERT_GT(rt__xdp_steer_obj_len, 64u);
@@ -73,44 +58,197 @@ TEST(XdpSteer, EmbeddedObjectIsBpfElf)
     EXPECT_EQ(247, rt__xdp_steer_obj[18]); // e_machine EM_BPF (little endian)
 }
 
-TEST(XdpSteer, AddressesWrittenOverPlaceholders)
+TEST(XdpSteer, ConstantsWrittenOverPlaceholders)
 {
     std::string orig(reinterpret_cast<const char *>(rt__xdp_steer_obj),
                      rt__xdp_steer_obj_len);
     uint32_t ip = inet_addr("10.1.2.3"), mask = inet_addr("255.255.255.0");
     uint32_t bcast = inet_addr("10.1.2.255");
-    char path[64] = "";
+    uint32_t build[2] = {0, 0};
     for (bool shared : {false, true}) {
-        rt__xdp_steer_cfg c = {ip, mask, shared};
-        int fd = rt__xdp_steer_open(&c, path, sizeof(path));
+        rt__xdpprog_cfg c = {ip, mask, shared};
+        std::string got = orig;
 
-        ASSERT_GE(fd, 0);
-        EXPECT_EQ("/proc/self/fd/" + std::to_string(fd), std::string(path));
-        EXPECT_TRUE(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-        std::string got = slurp(path);
-        close(fd);
-        ASSERT_EQ(orig.size(), got.size());
+        ASSERT_EQ(0, rt__xdpprog_patch(got.data(), got.size(), &c));
         EXPECT_EQ(1, count(orig, 0x5A1ECCA1u));
         EXPECT_EQ(1, count(orig, 0x5B1ECCA1u));
         EXPECT_EQ(1, count(orig, 0x5C1ECCA1u));
-        EXPECT_EQ(0, count(got, 0x5A1ECCA1u));
-        EXPECT_EQ(0, count(got, 0x5B1ECCA1u));
-        EXPECT_EQ(0, count(got, 0x5C1ECCA1u));
+        EXPECT_EQ(1, count(orig, 0x5D1ECCA1u));
+        for (uint32_t m : {0x5A1ECCA1u, 0x5B1ECCA1u, 0x5C1ECCA1u, 0x5D1ECCA1u})
+            EXPECT_EQ(0, count(got, m));
         EXPECT_EQ(count(orig, ip) + 1, count(got, ip));
         EXPECT_EQ(count(orig, bcast) + 1, count(got, bcast));
-        // Nothing else changed: 12 bytes differ at most.
+        // Nothing else changed: 16 bytes differ at most.
         int diff = 0;
         for (size_t i = 0; i < got.size(); i++)
             diff += got[i] != orig[i];
-        EXPECT_LE(diff, 12);
-        EXPECT_GE(diff, 2);
+        EXPECT_LE(diff, 16);
+        EXPECT_GE(diff, 3);
         // The flag's word: 1 when shared, 0 otherwise, where the mark was.
         size_t at = orig.find(std::string("\xA1\xCC\x1E\x5C", 4));
         ASSERT_NE(std::string::npos, at);
         uint32_t flag;
         memcpy(&flag, got.data() + at, 4);
         EXPECT_EQ(shared ? 1u : 0u, flag);
+        at = orig.find(std::string("\xA1\xCC\x1E\x5D", 4));
+        ASSERT_NE(std::string::npos, at);
+        memcpy(&build[shared], got.data() + at, 4);
+        // A second patch finds no placeholder: refused, nothing written.
+        std::string again = got;
+        EXPECT_EQ(-ENOENT, rt__xdpprog_patch(again.data(), again.size(), &c));
+        EXPECT_EQ(again, got);
     }
+    EXPECT_EQ(build[0], build[1]) << "the build hash depends on the build only";
+    EXPECT_NE(build[0], 0x5D1ECCA1u);
+}
+
+// The program kept from one process to the next, on the loopback interface
+// of a network namespace of the test's own (root: CI; skipped without).
+class XdpKeep : public ::testing::Test
+{
+  protected:
+    int orig_ns = -1, lo = 0;
+
+    void
+    SetUp() override
+    {
+        if (geteuid() != 0)
+            GTEST_SKIP() << "needs root (a network namespace, XDP)";
+        orig_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        ASSERT_GE(orig_ns, 0);
+        ASSERT_EQ(0, unshare(CLONE_NEWNET)) << strerror(errno);
+        lo = static_cast<int>(if_nametoindex("lo"));
+        ASSERT_GT(lo, 0);
+    }
+
+    void
+    TearDown() override
+    {
+        if (orig_ns >= 0) {
+            EXPECT_EQ(0, setns(orig_ns, CLONE_NEWNET));
+            close(orig_ns);
+        }
+    }
+
+    uint32_t
+    attached_id()
+    {
+        uint32_t id = 0;
+        EXPECT_EQ(0, bpf_xdp_query_id(lo, 0, &id));
+        return id;
+    }
+
+    static uint32_t
+    prog_id(int fd)
+    {
+        bpf_prog_info info{};
+        uint32_t len = sizeof(info);
+        EXPECT_EQ(0, bpf_obj_get_info_by_fd(fd, &info, &len));
+        return info.id;
+    }
+
+    static int
+    entries(int prog_fd, const char *map)
+    {
+        int fd = rt__xdpprog_map_fd(prog_fd, map), n = 0;
+        uint8_t key[64];
+        EXPECT_GE(fd, 0) << map;
+        for (int rc = bpf_map_get_next_key(fd, nullptr, key); rc == 0;
+             rc = bpf_map_get_next_key(fd, key, key))
+            n++;
+        close(fd);
+        return n;
+    }
+
+    static void
+    put(int prog_fd, const char *map)
+    {
+        int fd = rt__xdpprog_map_fd(prog_fd, map);
+        bpf_map_info mi{};
+        uint32_t len = sizeof(mi);
+        ASSERT_GE(fd, 0) << map;
+        ASSERT_EQ(0, bpf_obj_get_info_by_fd(fd, &mi, &len));
+        std::string k(mi.key_size, '\x07'), v(mi.value_size, '\x01');
+        EXPECT_EQ(0, bpf_map_update_elem(fd, k.data(), v.data(), 0)) << map;
+        close(fd);
+    }
+};
+
+TEST_F(XdpKeep, AdoptedBySameConstantsReplacedOtherwise)
+{
+    rt__xdpprog_cfg a = {inet_addr("10.1.2.3"), inet_addr("255.255.255.0"),
+                         false};
+    rt__xdpprog_cfg b = a;
+    rt__xdpprog p{};
+    char why[160];
+
+    b.ip = inet_addr("10.1.2.4");
+    int rc = rt__xdpprog_ensure(lo, &a, &p, why, sizeof(why));
+    if (rc == -EPERM)
+        GTEST_SKIP() << "no CAP_BPF";
+    ASSERT_EQ(0, rc) << why;
+    EXPECT_FALSE(p.adopted);
+    EXPECT_TRUE(fcntl(p.prog_fd, F_GETFD) & FD_CLOEXEC);
+    uint32_t first = prog_id(p.prog_fd);
+    EXPECT_EQ(first, attached_id());
+    // The process leaves entries behind and exits: the program stays.
+    put(p.prog_fd, "accel_lport");
+    put(p.prog_fd, "accel_flow4");
+    put(p.prog_fd, "accel_dst6");
+    rt__xdpprog_release(&p);
+    EXPECT_EQ(first, attached_id());
+    int fd = rt__xdpprog_attached(lo);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(1, entries(fd, "accel_lport"));
+    close(fd);
+
+    // The next one with the same constants adopts it, maps emptied.
+    ASSERT_EQ(0, rt__xdpprog_ensure(lo, &a, &p, why, sizeof(why))) << why;
+    EXPECT_TRUE(p.adopted);
+    EXPECT_EQ(first, prog_id(p.prog_fd));
+    EXPECT_GE(p.xsks_fd, 0);
+    for (const char *m : {"accel_lport", "accel_flow4", "accel_dst6"})
+        EXPECT_EQ(0, entries(p.prog_fd, m)) << m;
+    rt__xdpprog_release(&p);
+
+    // Other constants: replaced by a program of its own.
+    ASSERT_EQ(0, rt__xdpprog_ensure(lo, &b, &p, why, sizeof(why))) << why;
+    EXPECT_FALSE(p.adopted);
+    uint32_t second = prog_id(p.prog_fd);
+    EXPECT_NE(first, second);
+    EXPECT_EQ(second, attached_id());
+
+    // Detached at the end (ACCEL_XDP_KEEP=0).
+    EXPECT_EQ(0, rt__xdpprog_detach(&p));
+    EXPECT_EQ(0u, attached_id());
+    EXPECT_EQ(-1, p.prog_fd);
+}
+
+TEST_F(XdpKeep, AnotherProgramIsLeftAlone)
+{
+    // XDP_PASS: r0 = 2; exit.
+    const bpf_insn pass[] = {
+        {BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 2},
+        {BPF_JMP | BPF_EXIT, 0, 0, 0, 0},
+    };
+    int other =
+        bpf_prog_load(BPF_PROG_TYPE_XDP, "other_prog", "GPL", pass, 2, nullptr);
+    if (other == -EPERM)
+        GTEST_SKIP() << "no CAP_BPF";
+    ASSERT_GE(other, 0);
+    ASSERT_EQ(0,
+              bpf_xdp_attach(lo, other, XDP_FLAGS_UPDATE_IF_NOEXIST, nullptr));
+    rt__xdpprog_cfg a = {inet_addr("10.1.2.3"), inet_addr("255.255.255.0"),
+                         true};
+    rt__xdpprog p{};
+    char why[160] = "";
+
+    EXPECT_EQ(-ENOENT, rt__xdpprog_attached(lo)) << "not ours";
+    EXPECT_NE(0, rt__xdpprog_ensure(lo, &a, &p, why, sizeof(why)));
+    EXPECT_NE(nullptr, strstr(why, "another XDP program")) << why;
+    EXPECT_EQ(prog_id(other), attached_id());
+    EXPECT_EQ(-1, p.prog_fd);
+    close(other);
 }
 
 in6_addr
