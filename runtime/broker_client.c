@@ -52,6 +52,7 @@
 #define TIMEOUT_S 5
 
 bool rt__broker_active;
+bool rt__broker_steers;
 static int conn = -1; /* the family's connection to the broker */
 
 /* The capabilities the port needs that this process lacks, as text
@@ -203,6 +204,7 @@ rt__broker_start(const struct base_cfg *cfg)
         return rc < 0 ? rc : -EPERM;
     }
     rt__broker_active = true;
+    rt__broker_steers = true;
     BASE_INFO("start", "lacking%s: the port goes through accel-broker (%s)",
               caps, path);
     return 0;
@@ -216,6 +218,7 @@ rt__broker_stop(void)
     syscall(SYS_close, conn); /* the broker takes its program back */
     conn = -1;
     rt__broker_active = false;
+    rt__broker_steers = false;
 }
 
 int
@@ -276,10 +279,9 @@ rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,
                  const void *val, uint32_t vlen)
 {
     struct ab_req q;
-    struct ab_rep r;
     int rc;
 
-    if (!rt__broker_active)
+    if (!rt__broker_steers)
         return -ENOSYS;
     if (klen > sizeof(q.u.steer.key) || vlen > sizeof(q.u.steer.val))
         return -EINVAL;
@@ -292,13 +294,20 @@ rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,
     memcpy(q.u.steer.key, key, klen);
     if (val != NULL)
         memcpy(q.u.steer.val, val, vlen);
-    rc = call(&q, -1, &r, NULL);
-    if (rc == 0)
-        rc = r.status;
-    if (rc != 0)
-        BASE_INFO("port", "accel-broker: %s %s refused: %s", map,
-                  add ? "add" : "delete", r.why[0] ? r.why : strerror(-rc));
-    return rc;
+    /* Not answered: any process of the family may steer, on the one
+     * connection they share (SOCK_SEQPACKET: each request whole). */
+    q.u.steer.flags = AB_STEER_NOREPLY;
+    q.magic = AB_MAGIC;
+    q.version = AB_VERSION;
+    q.size = sizeof(q);
+    if (syscall(SYS_sendto, conn, &q, sizeof(q), MSG_NOSIGNAL, NULL, 0) !=
+        (long)sizeof(q)) {
+        rc = -errno;
+        BASE_INFO("port", "accel-broker: %s %s not sent: %s", map,
+                  add ? "add" : "delete", strerror(-rc));
+        return rc;
+    }
+    return 0;
 }
 
 /* ---- the af_xdp PMD's libxdp and libbpf calls (static DPDK) ---------------

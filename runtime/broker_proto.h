@@ -25,9 +25,10 @@
  *               to the HELLO's interface and a queue of its range, then
  *               put in the program's xsks_map
  *   STEER       add or remove one entry of a named steering map of the
- *               program, validated per map (the generic way for the
- *               stack's later needs: IPv6 destinations today, port maps
- *               next); no map fd ever leaves the broker
+ *               program, validated per map (IPv6 destinations; with the
+ *               kernel's address shared, ports, connections and neighbour
+ *               requests, a port only if a kernel socket of the client's
+ *               user holds it); no map fd ever leaves the broker
  */
 #ifndef ACCEL_RT_BROKER_PROTO_H
 #define ACCEL_RT_BROKER_PROTO_H
@@ -73,9 +74,15 @@ struct ab_umem {
     uint32_t chunk_size, headroom, flags;
 };
 
+/* A STEER the broker does not answer (refusals go to its log): the
+ * processes of a family share one connection, and a reply one of them
+ * waited for could be read by another. */
+#define AB_STEER_NOREPLY 1u
+
 struct ab_steer {
     char map[32];
     uint32_t op; /* enum ab_steer_op */
+    uint32_t flags;
     uint32_t klen, vlen;
     uint8_t key[32];
     uint8_t val[16];

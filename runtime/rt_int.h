@@ -221,8 +221,11 @@ extern bool rt__broker_active;
 int rt__broker_start(const struct base_cfg *cfg);
 /** The port did not start after all: the broker takes the interface back. */
 void rt__broker_stop(void);
+/** rt__broker_steer reaches the broker (this family's connection). */
+extern bool rt__broker_steers;
 /** One entry of the steering program's map called map, through the
- *  broker (its map fds stay there): 0, -ENOSYS (no broker), -errno. */
+ *  broker (its map fds stay there), not answered (a refusal goes to the
+ *  broker's log): 0 when sent, -ENOSYS (no broker), -errno. */
 int rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,
                      const void *val, uint32_t vlen);
 

@@ -139,7 +139,7 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         return rc;
     }
     if (base_cfg.ip_shared || base_cfg.ip6_shared) {
-        rc = steered ? rt__steer4_setup() : -ENOTSUP;
+        rc = steered || rt__broker_active ? rt__steer4_setup() : -ENOTSUP;
         if (rc != 0) {
             rt__port_close(port_id);
             rt__eal_remove(port_id);
@@ -216,16 +216,6 @@ start_port(uint32_t *csum, uint8_t mac[6])
     /* A shared address needs the steering program: af_packet (and DPDK's
      * default program) would hand the stack the kernel's frames too, and
      * the kernel would answer the stack's connections with resets. */
-    if ((base_cfg.ip_shared || base_cfg.ip6_shared) && rt__broker_active) {
-        BASE_ERR("start",
-                 "ACCEL_IFACE=%s: the stack would share the kernel's address "
-                 "%s, which accel-broker does not steer yet: this process "
-                 "uses the kernel; give the stack an address of its own "
-                 "(ACCEL_IP) or run as root",
-                 base_cfg.iface,
-                 base_cfg.ip_shared ? base_cfg.ip : base_cfg.ip6);
-        return -ENOTSUP;
-    }
     if ((base_cfg.ip_shared || base_cfg.ip6_shared) &&
         (base_cfg.driver == BASE_DRIVER_AF_PACKET || !base_cfg.xdp_steer)) {
         BASE_ERR("start",
@@ -246,7 +236,7 @@ start_port(uint32_t *csum, uint8_t mac[6])
                      "ACCEL_IFACE=%s: af_xdp with the steering program did "
                      "not start (%s), and the address %s is shared with the "
                      "kernel, which af_packet cannot do: the program uses "
-                     "the kernel (run as root; ACCEL_QUEUES must match the "
+                     "the kernel (see above; ACCEL_QUEUES must match the "
                      "interface's queues)",
                      base_cfg.iface, strerror(-rc),
                      base_cfg.ip_shared ? base_cfg.ip : base_cfg.ip6);
@@ -559,8 +549,18 @@ start_joined(const char *owner, struct stk_netif_cfg *nc)
     /* The owner shares its address with the kernel (as this process's own
      * configuration says, the environment being inherited): this process
      * reports its ports and connections to the same maps. */
-    if (base_cfg.ip_shared || base_cfg.ip6_shared)
-        (void)rt__steer4_setup();
+    if (base_cfg.ip_shared || base_cfg.ip6_shared) {
+        rc = rt__steer4_setup();
+        if (rc != 0) {
+            BASE_ERR("start",
+                     "ACCEL_IFACE=%s: this process would join process %s's "
+                     "port on the address it shares with the kernel, but "
+                     "cannot reach the steering maps (%s): it uses the "
+                     "kernel",
+                     base_cfg.iface, owner, strerror(-rc));
+            return rc;
+        }
+    }
     return start_stack(nc);
 }
 

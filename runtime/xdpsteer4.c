@@ -30,7 +30,10 @@
  *
  * The maps' fds: the port's owner finds them once the program is
  * attached; fork children inherit them; a joined process finds them at
- * its first report (root, or CAP_BPF, as for joining at all). Nothing
+ * its first report (root, or CAP_BPF, as for joining at all). Without
+ * privileges the broker holds them: each change is a request to it
+ * (rt__broker_steer, not answered), and it adds a port or connection
+ * only if a kernel socket of the process's user holds the port. Nothing
  * here is on the per-frame path: one map update per listen, per UDP
  * socket, per active open and per ARP request, none per accepted
  * connection. Stack lock held in every call from the stack.
@@ -150,6 +153,8 @@ bpf_rc(int rc)
 static bool
 maps(void)
 {
+    if (rt__broker_steers)
+        return true; /* the broker's maps: update() asks it */
     if (lport_fd == -1) {
         lport_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_LPORT_MAP);
         flow_fd = rt__xdp_steer_map_fd(base_cfg.iface, ACCEL_FLOW4_MAP);
@@ -188,6 +193,19 @@ report(int rc, const char *what)
     }
 }
 
+/* Add (val != NULL) or delete the entry key of the map name (fd here):
+ * through the broker when the process has no privileges (it checks each
+ * addition: the port must be this user's; not answered). */
+static int
+update(int fd, const char *name, const void *key, uint32_t klen,
+       const void *val, uint32_t vlen)
+{
+    if (rt__broker_steers)
+        return rt__broker_steer(name, val != NULL, key, klen, val, vlen);
+    return val != NULL ? bpf_rc(bpf_map_update_elem(fd, key, val, BPF_ANY))
+                       : bpf_rc(bpf_map_delete_elem(fd, key));
+}
+
 static void
 lport_set(int proto, uint16_t port, bool on)
 {
@@ -196,8 +214,8 @@ lport_set(int proto, uint16_t port, bool on)
 
     if (!maps())
         return;
-    report(on ? bpf_rc(bpf_map_update_elem(lport_fd, &k, &v, BPF_ANY))
-              : bpf_rc(bpf_map_delete_elem(lport_fd, &k)),
+    report(update(lport_fd, ACCEL_LPORT_MAP, &k, sizeof(k), on ? &v : NULL,
+                  sizeof(v)),
            on ? "add port" : "remove port");
 }
 
@@ -267,19 +285,16 @@ rt__steer4_flow(const struct stk_flow *f, bool on)
                                  .rport = htons(f->rport),
                                  .proto = IPPROTO_TCP};
     uint32_t v = 1;
-    const void *key = &k;
-    int fd = flow_fd;
 
     held_note(f, on);
     if (!maps())
         return;
-    if (f->v6) {
+    if (f->v6)
         memcpy(k6.raddr, f->rip6, 16);
-        key = &k6;
-        fd = flow6_fd;
-    }
-    report(on ? bpf_rc(bpf_map_update_elem(fd, key, &v, BPF_ANY))
-              : bpf_rc(bpf_map_delete_elem(fd, key)),
+    report(f->v6 ? update(flow6_fd, ACCEL_FLOW6_MAP, &k6, sizeof(k6),
+                          on ? &v : NULL, sizeof(v))
+                 : update(flow_fd, ACCEL_FLOW4_MAP, &k, sizeof(k),
+                          on ? &v : NULL, sizeof(v)),
            on ? "add connection" : "remove connection");
 }
 
@@ -305,7 +320,8 @@ rt__steer4_arp(uint32_t ip)
     if (!maps())
         return;
     deadline = deadline_ns();
-    report(bpf_rc(bpf_map_update_elem(arp_fd, &ip, &deadline, BPF_ANY)),
+    report(update(arp_fd, ACCEL_ARP_MAP, &ip, sizeof(ip), &deadline,
+                  sizeof(deadline)),
            "add ARP request");
 }
 
@@ -317,6 +333,6 @@ rt__steer4_nd(const uint8_t target[16])
     if (!maps())
         return;
     deadline = deadline_ns();
-    report(bpf_rc(bpf_map_update_elem(nd_fd, target, &deadline, BPF_ANY)),
+    report(update(nd_fd, ACCEL_ND_MAP, target, 16, &deadline, sizeof(deadline)),
            "add neighbour solicitation");
 }

@@ -133,5 +133,10 @@ stk__steer_arp(const uint8_t *frame, uint16_t len)
         a->opcode != PP_HTONS(ARP_REQUEST))
         return;
     memcpy(&tpa, &a->dipaddr, sizeof(tpa));
+    /* A gratuitous request (its sender's address is its target: lwIP's
+     * announcement at netif up) expects no reply; the kernel defends the
+     * shared address. */
+    if (memcmp(&a->sipaddr, &a->dipaddr, sizeof(tpa)) == 0)
+        return;
     l->arp_request(l->ctx, tpa);
 }

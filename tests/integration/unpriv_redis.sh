@@ -16,12 +16,8 @@
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 . "$LIBDIR/unpriv.sh"
 
-for p in redis-server redis-cli redis-benchmark; do
-    command -v "$p" >/dev/null ||
-        fail "$p is not installed (tools/setup.sh installs redis-server and redis-tools)"
-done
+need_programs redis-server redis-cli redis-benchmark
 PORT=6379
-
 lab_up
 unpriv_setup redis
 install -d -o redis -g redis -m 0700 "$T/redis"
@@ -37,11 +33,7 @@ check_eq "redis-server has no capability" \
     "$(awk '/^CapEff/ {print $2}' "/proc/$rpid/status")" 0000000000000000
 RC() { K timeout 20 redis-cli -h "$AIP" -p "$PORT" "$@"; }
 check_eq "PING" "$(RC ping)" PONG
-head -c 196608 /dev/urandom | base64 -w0 >"$T/big"
-check_eq "SET of 256 KiB" "$(RC -x set big <"$T/big")" OK
-check_eq "GET of 256 KiB: sha256" \
-    "$(RC --raw get big | head -c "$(stat -c %s "$T/big")" | sha256sum | cut -d' ' -f1)" \
-    "$(sha256sum <"$T/big" | cut -d' ' -f1)"
+redis_big_roundtrip
 
 log "---- 2. redis-benchmark with a BGSAVE during it"
 bg_start bench K timeout 90 redis-benchmark -h "$AIP" -p "$PORT" -c 8 -n 100000 \

@@ -73,6 +73,25 @@ AX_as() {
     timeout -k 5 "${IT_FG_TIMEOUT:-180}" "${NSARGV[@]}"
 }
 
+# need_programs PROG...: fail unless each is installed (tools/setup.sh
+# installs redis-server and redis-tools).
+need_programs() {
+    local p
+    for p in "$@"; do
+        command -v "$p" >/dev/null || fail "$p is not installed (tools/setup.sh installs it)"
+    done
+}
+
+# redis_big_roundtrip: SET and GET of a 256 KiB value ($T/big) through
+# RC (the caller's redis-cli function), checked by sha256.
+redis_big_roundtrip() {
+    head -c 196608 /dev/urandom | base64 -w0 >"$T/big"
+    check_eq "SET of 256 KiB" "$(RC -x set big <"$T/big")" OK
+    check_eq "GET of 256 KiB: sha256" \
+        "$(RC --raw get big | head -c "$(stat -c %s "$T/big")" | sha256sum | cut -d' ' -f1)" \
+        "$(sha256sum <"$T/big" | cut -d' ' -f1)"
+}
+
 # perm_ok PATH: no access at all for others.
 perm_ok() { [[ -e $1 && $(($(stat -c '%a' "$1" | sed 's/^/8#/') & 7)) -eq 0 ]]; }
 

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,7 +83,8 @@ mask_ok(uint32_t mask_host)
 
 int
 abp_check_hello(const struct abp_conf *c, const struct ab_hello *h,
-                const struct abp_kernel_addrs *k, char *why, size_t n)
+                const struct abp_kernel_addrs *k, bool on_iface, char *why,
+                size_t n)
 {
     uint32_t ip = ntohl(h->ip), mask = ntohl(h->mask);
     char a[INET_ADDRSTRLEN];
@@ -105,13 +107,13 @@ abp_check_hello(const struct abp_conf *c, const struct ab_hello *h,
         (mask != 0xffffffffu && ((ip & ~mask) == ~mask || (ip & ~mask) == 0)))
         return refuse(EINVAL, why, n,
                       "%s is not a unicast host address of its subnet", a);
-    /* The kernel's own address would be taken from it: not without the
-     * shared-address mode (port steering), which checks ports instead. */
-    if (kernel_has4(k, h->ip))
+    /* The kernel's address on this interface is shared (ports checked
+     * one by one); on another one it would be taken from it. */
+    if (kernel_has4(k, h->ip) && !on_iface)
         return refuse(EADDRINUSE, why, n,
-                      "%s is an address of the kernel in this network "
-                      "namespace; give the stack an address of its own "
-                      "(ACCEL_IP)",
+                      "%s is an address of the kernel on another interface "
+                      "of this network namespace; give the stack an "
+                      "address of its own (ACCEL_IP)",
                       a);
     if (h->queues < 1 || h->queues > ABP_MAX_QUEUES)
         return refuse(EINVAL, why, n, "queue count %u not in 1..%d", h->queues,
@@ -154,26 +156,125 @@ kernel_has_ll6(const struct abp_kernel_addrs *k)
     return false;
 }
 
+/* The port maps of the shared address: where their keys say the protocol
+ * and the local port. */
+static const struct {
+    const char *map;
+    uint32_t klen;
+    size_t proto_at, port_at;
+} port_maps[] = {
+    {ACCEL_LPORT_MAP, sizeof(struct accel_lport_key),
+     offsetof(struct accel_lport_key, proto),
+     offsetof(struct accel_lport_key, port)},
+    {ACCEL_FLOW4_MAP, sizeof(struct accel_flow4_key),
+     offsetof(struct accel_flow4_key, proto),
+     offsetof(struct accel_flow4_key, lport)},
+    {ACCEL_FLOW6_MAP, sizeof(struct accel_flow6_key),
+     offsetof(struct accel_flow6_key, proto),
+     offsetof(struct accel_flow6_key, lport)},
+};
+
+/* accel_arp (an IPv4 target) or accel_nd (an IPv6 one); the value is the
+ * deadline, which the broker writes itself. */
+static int
+check_neighbour(const struct ab_steer *s, const struct abp_steer_ctx *x,
+                char *why, size_t n)
+{
+    bool arp = strcmp(s->map, ACCEL_ARP_MAP) == 0;
+    uint32_t ip;
+
+    if (s->klen != (arp ? 4u : 16u) || s->vlen != sizeof(uint64_t))
+        return refuse(EINVAL, why, n, "bad key or value size for %s", s->map);
+    if (s->op == AB_STEER_DEL)
+        return 0;
+    if (arp) {
+        memcpy(&ip, s->key, 4);
+        if ((ip & x->mask) != (x->ip & x->mask) || ip == x->ip)
+            return refuse(EPERM, why, n,
+                          "an ARP request of the stack is for a neighbour in "
+                          "its subnet");
+    } else if (s->key[0] == 0xff) {
+        return refuse(EINVAL, why, n,
+                      "a neighbour solicitation's target is unicast");
+    }
+    return 0;
+}
+
+/* The shared-address maps: key and value sizes, and for an addition what
+ * the entry must prove. */
+static int
+check_shared_map(const struct ab_steer *s, const struct abp_steer_ctx *x,
+                 char *why, size_t n)
+{
+    size_t i = 0;
+    uint16_t port;
+    int proto, rc;
+
+    if (!x->shared)
+        return refuse(EPERM, why, n,
+                      "map %.31s is for a stack sharing the kernel's address",
+                      s->map);
+    while (i < sizeof(port_maps) / sizeof(port_maps[0]) &&
+           strcmp(s->map, port_maps[i].map) != 0)
+        i++;
+    if (i == sizeof(port_maps) / sizeof(port_maps[0]))
+        return check_neighbour(s, x, why, n);
+    if (s->klen != port_maps[i].klen || s->vlen != sizeof(uint32_t))
+        return refuse(EINVAL, why, n, "bad key or value size for %s", s->map);
+    if (s->op == AB_STEER_DEL)
+        return 0;
+    proto = s->key[port_maps[i].proto_at];
+    memcpy(&port, s->key + port_maps[i].port_at, sizeof(port));
+    port = ntohs(port);
+    if (proto != IPPROTO_TCP && proto != IPPROTO_UDP)
+        return refuse(EINVAL, why, n, "protocol %d is neither TCP nor UDP",
+                      proto);
+    if (port == 0)
+        return refuse(EINVAL, why, n, "port 0");
+    rc = x->port_owned(x->arg, proto, port);
+    if (rc != 0)
+        return refuse(-rc, why, n,
+                      "%s port %u of the shared address is not bound by a "
+                      "kernel socket of this user",
+                      proto == IPPROTO_TCP ? "TCP" : "UDP", port);
+    return 0;
+}
+
 int
 abp_check_steer(const struct ab_steer *s, const struct abp_kernel_addrs *k,
-                char *why, size_t n)
+                const struct abp_steer_ctx *x, char *why, size_t n)
 {
     struct in6_addr a;
     uint32_t kind;
 
     if (memchr(s->map, '\0', sizeof(s->map)) == NULL)
         return refuse(EINVAL, why, n, "malformed map name");
+    if (s->op != AB_STEER_ADD && s->op != AB_STEER_DEL)
+        return refuse(EINVAL, why, n, "unknown steering operation %u", s->op);
+    if (strcmp(s->map, ACCEL_LPORT_MAP) == 0 ||
+        strcmp(s->map, ACCEL_FLOW4_MAP) == 0 ||
+        strcmp(s->map, ACCEL_FLOW6_MAP) == 0 ||
+        strcmp(s->map, ACCEL_ARP_MAP) == 0 || strcmp(s->map, ACCEL_ND_MAP) == 0)
+        return check_shared_map(s, x, why, n);
     if (strcmp(s->map, ACCEL_DST6_MAP) != 0)
         return refuse(EPERM, why, n, "map %.31s cannot be changed by clients",
                       s->map);
-    if (s->op != AB_STEER_ADD && s->op != AB_STEER_DEL)
-        return refuse(EINVAL, why, n, "unknown steering operation %u", s->op);
     if (s->klen != sizeof(a) || s->vlen != sizeof(kind))
         return refuse(EINVAL, why, n, "bad key or value size for %s", s->map);
     memcpy(&a, s->key, sizeof(a));
     memcpy(&kind, s->val, sizeof(kind));
     if (s->op == AB_STEER_DEL)
         return 0;
+    /* The kernel's own IPv6 address, shared: only the client's ports and
+     * connections (accel_lport, accel_flow6) go to the stack. */
+    if (kind == ACCEL_DST6_SHARED) {
+        if (!x->shared || !kernel_has6(k, &a) || a.s6_addr[0] == 0xff ||
+            IN6_IS_ADDR_LINKLOCAL(&a) || IN6_IS_ADDR_LOOPBACK(&a))
+            return refuse(EPERM, why, n,
+                          "a shared IPv6 address is a global address of the "
+                          "kernel's, with the shared IPv4 one");
+        return 0;
+    }
     if (kind == 0 ||
         (kind & ~(ACCEL_DST6_OWN | ACCEL_DST6_SNM | ACCEL_DST6_GROUP)) != 0)
         return refuse(EINVAL, why, n, "bad steering kind 0x%x", kind);

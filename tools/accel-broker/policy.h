@@ -40,11 +40,33 @@ int abp_authorise(const struct abp_conf *c, uid_t uid, gid_t gid,
 /* The frame itself: length, magic, version, op. */
 int abp_check_frame(const struct ab_req *q, size_t len, char *why, size_t n);
 
+/* HELLO. on_iface: the kernel holds h->ip on h->iface itself; the stack
+ * then shares it (the program's accel_shared), taking only the ports the
+ * client proves are its own (abp_check_steer). An address the kernel
+ * holds on another interface is refused. */
 int abp_check_hello(const struct abp_conf *c, const struct ab_hello *h,
-                    const struct abp_kernel_addrs *k, char *why, size_t n);
+                    const struct abp_kernel_addrs *k, bool on_iface, char *why,
+                    size_t n);
 
-/* AB_STEER: the maps a client may change and their entries. */
+/* What a STEER is checked against: the client's HELLO and, in the
+ * shared-address mode, whether a local port is the client's own (a kernel
+ * socket of its user bound to it on the shared address or the wildcard:
+ * the library binds one for every port the stack takes, so the kernel's
+ * own bind rules decide who has the port). */
+struct abp_steer_ctx {
+    bool shared;       /* the HELLO's address is the kernel's, shared */
+    uint32_t ip, mask; /* the HELLO's, network order */
+    /* 0 when proto/port (host order) is the client's, else -errno */
+    int (*port_owned)(void *arg, int proto, uint16_t port);
+    void *arg;
+};
+
+/* AB_STEER: the maps a client may change and their entries: accel_dst6
+ * always; in the shared mode also accel_lport and accel_flow4/6 (a port
+ * of the client's own), accel_arp (a neighbour in the shared subnet) and
+ * accel_nd (a unicast target). Deletions need no proof: a family is alone
+ * on its interface, so every entry is its own or a dead one's. */
 int abp_check_steer(const struct ab_steer *s, const struct abp_kernel_addrs *k,
-                    char *why, size_t n);
+                    const struct abp_steer_ctx *x, char *why, size_t n);
 
 #endif /* ACCEL_BROKER_POLICY_H */

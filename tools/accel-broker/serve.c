@@ -17,11 +17,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "broker.h"
 #include "umem.h"
+#include "ports.h"
 #include "xdp.h"
+#include "xdp/steer.h"
 
 #define MAX_ADDRS 4096
 
@@ -31,7 +34,11 @@ struct client {
     int auth;             /* 0 or -errno */
     char why[AB_WHY_MAX]; /* auth's reason */
     bool hello;
-    bool keep; /* leave the program attached when the family ends */
+    bool keep;          /* leave the program attached when the family ends */
+    bool shared;        /* the HELLO's address is the kernel's on iface */
+    uint32_t ip, mask;  /* the HELLO's */
+    uint64_t nb_window; /* neighbour requests: the current second's start */
+    uint32_t nb_count;  /* and how many in it */
     char iface[IF_NAMESIZE];
     struct abx_prog prog;
     uint32_t nsock, queues;
@@ -78,6 +85,23 @@ kernel_addrs(struct abp_kernel_addrs *k, char *why, size_t n)
         snprintf(why, n, "more than %d kernel addresses of a family here",
                  MAX_ADDRS);
     return whole;
+}
+
+/* The kernel holds ip (network order) on iface itself. */
+static bool
+kernel_has4_on(const char *iface, uint32_t ip)
+{
+    struct ifaddrs *ifa, *i;
+    bool on = false;
+
+    if (getifaddrs(&ifa) != 0)
+        return false;
+    for (i = ifa; i != NULL && !on; i = i->ifa_next)
+        on = i->ifa_addr != NULL && i->ifa_addr->sa_family == AF_INET &&
+             strcmp(i->ifa_name, iface) == 0 &&
+             ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ip;
+    freeifaddrs(ifa);
+    return on;
 }
 
 /* ---- connections ------------------------------------------------------- */
@@ -155,7 +179,7 @@ do_hello(struct client *c, const struct abp_conf *conf, const struct ab_req *q,
         return snprintf(why, n, "HELLO sent twice"), -EALREADY;
     if (!kernel_addrs(&k, why, n))
         return -E2BIG;
-    rc = abp_check_hello(conf, h, &k, why, n);
+    rc = abp_check_hello(conf, h, &k, kernel_has4_on(h->iface, h->ip), why, n);
     if (rc != 0)
         return rc;
     ifindex = (int)if_nametoindex(h->iface);
@@ -171,11 +195,14 @@ do_hello(struct client *c, const struct abp_conf *conf, const struct ab_req *q,
                         "family through accel-broker",
                         h->iface),
                -EBUSY;
-    rc = abx_load(ifindex, h->ip, h->mask, &c->prog, why, n);
+    c->shared = kernel_has4_on(h->iface, h->ip);
+    rc = abx_load(ifindex, h->ip, h->mask, c->shared, &c->prog, why, n);
     if (rc != 0)
         return rc;
     c->hello = true;
     c->keep = h->keep != 0;
+    c->ip = h->ip;
+    c->mask = h->mask;
     c->queues = h->queues;
     snprintf(c->iface, sizeof(c->iface), "%s", h->iface);
     abr_log("pid %d uid %u: %s steered to the stack at %s", (int)c->cr.pid,
@@ -249,22 +276,70 @@ do_umem_reg(struct client *c, const struct abp_conf *conf,
     return rc;
 }
 
+/* A port the family serves already (checked when it was added: the
+ * connections a closing listener leaves get entries of their own, after
+ * its kernel socket may be gone), or one a kernel socket of its user
+ * holds. */
+static int
+port_owned(void *arg, int proto, uint16_t port)
+{
+    struct client *c = arg;
+    struct accel_lport_key k = {.proto = (uint8_t)proto, .port = htons(port)};
+
+    if (abx_map_has(&c->prog, ACCEL_LPORT_MAP, &k))
+        return 0;
+    return abs_port_owned(proto, port, c->cr.uid, c->ip);
+}
+
+/* Neighbour requests (ARP, neighbour solicitations) a client may steer
+ * per second: each takes the next reply from that neighbour away from the
+ * kernel for a moment. */
+#define NB_PER_SEC 100u
+#define NB_WAIT_NS 3000000000ull /* the reply's deadline: xdpsteer4.c's */
+
+static uint64_t
+mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static int
 do_steer(struct client *c, const struct ab_req *q, char *why, size_t n)
 {
-    const struct ab_steer *s = &q->u.steer;
+    struct ab_steer s = q->u.steer;
     struct abp_kernel_addrs k;
+    struct abp_steer_ctx x = {.shared = c->shared,
+                              .ip = c->ip,
+                              .mask = c->mask,
+                              .port_owned = port_owned,
+                              .arg = c};
     int rc;
 
     if (!kernel_addrs(&k, why, n))
         return -E2BIG;
-    rc = abp_check_steer(s, &k, why, n);
+    rc = abp_check_steer(&s, &k, &x, why, n);
     if (rc != 0)
         return rc;
-    rc =
-        abx_map_update(&c->prog, s->map, s->key, s->val, s->op == AB_STEER_DEL);
+    if (s.op == AB_STEER_ADD && (strcmp(s.map, ACCEL_ARP_MAP) == 0 ||
+                                 strcmp(s.map, ACCEL_ND_MAP) == 0)) {
+        uint64_t now = mono_ns(), deadline = now + NB_WAIT_NS;
+
+        if (now - c->nb_window >= 1000000000ull) {
+            c->nb_window = now;
+            c->nb_count = 0;
+        }
+        if (++c->nb_count > NB_PER_SEC)
+            return snprintf(why, n, "more than %u neighbour requests a second",
+                            NB_PER_SEC),
+                   -EBUSY;
+        memcpy(s.val, &deadline, sizeof(deadline));
+    }
+    rc = abx_map_update(&c->prog, s.map, s.key, s.val, s.op == AB_STEER_DEL);
     if (rc != 0)
-        snprintf(why, n, "%s update: %s", s->map, strerror(-rc));
+        snprintf(why, n, "%s update: %s", s.map, strerror(-rc));
     return rc;
 }
 
@@ -331,6 +406,11 @@ handle(int i, const struct abp_conf *conf)
     if (rc != 0)
         abr_log("pid %d uid %u: request %u refused: %s", (int)c->cr.pid,
                 (unsigned)c->cr.uid, q.op, why);
+    if (q.op == AB_STEER && (q.u.steer.flags & AB_STEER_NOREPLY) && c->hello) {
+        if (fd >= 0)
+            close(fd);
+        return true; /* done, or refused and logged: not answered */
+    }
     sent = reply(c->fd, rc, why, out) == 0;
     if (out >= 0)
         close(out);

@@ -34,11 +34,10 @@ libbpf_rc(long rc)
 }
 
 int
-abx_load(int ifindex, uint32_t ip, uint32_t mask, struct abx_prog *p, char *why,
-         size_t n)
+abx_load(int ifindex, uint32_t ip, uint32_t mask, bool shared,
+         struct abx_prog *p, char *why, size_t n)
 {
-    /* accel_shared 0: HELLO refuses the kernel's addresses. */
-    const struct rt__xdpprog_cfg c = {.ip = ip, .mask = mask, .shared = false};
+    const struct rt__xdpprog_cfg c = {.ip = ip, .mask = mask, .shared = shared};
     int rc;
 
     memset(p, 0, sizeof(*p));
@@ -88,6 +87,19 @@ abx_map_update(struct abx_prog *p, const char *name, const void *key,
     } else {
         rc = libbpf_rc(bpf_map_update_elem(fd, key, val, 0));
     }
+    close(fd);
+    return rc;
+}
+
+int
+abx_map_has(struct abx_prog *p, const char *name, const void *key)
+{
+    int fd = rt__xdpprog_map_fd(p->x.prog_fd, name), rc;
+    uint8_t val[16];
+
+    if (fd < 0)
+        return 0;
+    rc = bpf_map_lookup_elem(fd, key, val) == 0;
     close(fd);
     return rc;
 }
