@@ -3,7 +3,8 @@
 # a veth (frames both ways, kernel ping answered, idle process sleeps),
 # af_xdp -> af_packet fallback, rt_block semantics, memif between two
 # processes, a missing interface reported by name, and clean-up after exit
-# (no XDP program left on the interface, no EAL runtime directory left).
+# (accel's XDP program kept for the next process, nothing else on the
+# interface, no EAL runtime directory left).
 # Usage: port_test.sh PORT_SMOKE BLOCK_TEST. Exit 0 ok, 1 failure, 4 skip
 # (not root, or no iproute2).
 set -u
@@ -132,10 +133,19 @@ for drv in af_xdp af_packet; do
 done
 ip -n "$K" neigh del 10.209.0.2 dev "$VK" 2>/dev/null
 
-if ip -n "$A" link show "$VA" | grep -q "prog/xdp\|xdp id"; then
-    bad "an XDP program is left on $VA after exit"
+# After exit accel's program stays attached for the next process
+# (ACCEL_XDP_KEEP=1), passing every frame to the kernel; `ip link set dev
+# IF xdp off` removes it, as for any XDP program.
+if ip -n "$A" -d link show "$VA" | grep -q "name accel_steer"; then
+    ok "accel's XDP program stays attached after exit"
 else
-    ok "no XDP program left after exit"
+    bad "accel's XDP program is not attached after exit: $(ip -n "$A" -d link show "$VA" | grep -o 'prog/xdp.*')"
+fi
+ip -n "$A" link set dev "$VA" xdp off
+if ip -n "$A" link show "$VA" | grep -q "prog/xdp\|xdp id"; then
+    bad "an XDP program is left on $VA after xdp off"
+else
+    ok "xdp off removes it"
 fi
 
 # Fallback: af_xdp cannot start while a foreign XDP program holds the
