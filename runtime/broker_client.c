@@ -89,6 +89,15 @@ socket_path(char *path, size_t n)
     snprintf(path, n, AB_DIR "/broker-%lu.sock", ns);
 }
 
+/* The header every request carries. */
+static void
+set_header(struct ab_req *q)
+{
+    q->magic = AB_MAGIC;
+    q->version = AB_VERSION;
+    q->size = sizeof(*q);
+}
+
 /* One request, one reply; *fd_out receives a passed fd (or -1). */
 static int
 call(struct ab_req *q, int pass_fd, struct ab_rep *r, int *fd_out)
@@ -100,9 +109,7 @@ call(struct ab_req *q, int pass_fd, struct ab_rep *r, int *fd_out)
     int fd;
 
     memset(r, 0, sizeof(*r)); /* no reason unless the broker gives one */
-    q->magic = AB_MAGIC;
-    q->version = AB_VERSION;
-    q->size = sizeof(*q);
+    set_header(q);
     if (fd_out != NULL)
         *fd_out = -1;
     if (pass_fd >= 0)
@@ -297,9 +304,7 @@ rt__broker_steer(const char *map, bool add, const void *key, uint32_t klen,
     /* Not answered: any process of the family may steer, on the one
      * connection they share (SOCK_SEQPACKET: each request whole). */
     q.u.steer.flags = AB_STEER_NOREPLY;
-    q.magic = AB_MAGIC;
-    q.version = AB_VERSION;
-    q.size = sizeof(q);
+    set_header(&q);
     if (syscall(SYS_sendto, conn, &q, sizeof(q), MSG_NOSIGNAL, NULL, 0) !=
         (long)sizeof(q)) {
         rc = -errno;

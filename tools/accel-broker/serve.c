@@ -179,7 +179,8 @@ do_hello(struct client *c, const struct abp_conf *conf, const struct ab_req *q,
         return snprintf(why, n, "HELLO sent twice"), -EALREADY;
     if (!kernel_addrs(&k, why, n))
         return -E2BIG;
-    rc = abp_check_hello(conf, h, &k, kernel_has4_on(h->iface, h->ip), why, n);
+    c->shared = kernel_has4_on(h->iface, h->ip);
+    rc = abp_check_hello(conf, h, &k, c->shared, why, n);
     if (rc != 0)
         return rc;
     ifindex = (int)if_nametoindex(h->iface);
@@ -195,7 +196,6 @@ do_hello(struct client *c, const struct abp_conf *conf, const struct ab_req *q,
                         "family through accel-broker",
                         h->iface),
                -EBUSY;
-    c->shared = kernel_has4_on(h->iface, h->ip);
     rc = abx_load(ifindex, h->ip, h->mask, c->shared, &c->prog, why, n);
     if (rc != 0)
         return rc;
@@ -318,7 +318,10 @@ do_steer(struct client *c, const struct ab_req *q, char *why, size_t n)
                               .arg = c};
     int rc;
 
-    if (!kernel_addrs(&k, why, n))
+    /* The kernel's addresses matter to accel_dst6 only: no netlink dump
+     * for each connection of a shared address. */
+    memset(&k, 0, sizeof(k));
+    if (strcmp(s.map, ACCEL_DST6_MAP) == 0 && !kernel_addrs(&k, why, n))
         return -E2BIG;
     rc = abp_check_steer(&s, &k, &x, why, n);
     if (rc != 0)
