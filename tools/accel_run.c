@@ -11,7 +11,8 @@
  * follow env(1): 127 when the command is not found, 126 when it cannot be
  * executed, 2 for usage errors and a missing library.
  * Messages go to stderr; stdout carries only --help, --list-options,
- * --list-profiles and --explain.
+ * --list-profiles and --explain. --prepare (prepare.c) attaches accel's
+ * XDP program to ACCEL_IFACE ahead of the first accelerated process.
  *
  * Profiles (--profile NAME|PATH, or ACCEL_PROFILE): accel-run resolves the
  * name to its file (profile.c), checks every line with the library's own
@@ -31,6 +32,7 @@
 #include <unistd.h>
 
 #include "cfg.h"
+#include "prepare.h"
 #include "profile.h"
 
 #ifndef ACCEL_DEFAULT_LIBRARY
@@ -54,6 +56,7 @@ struct run_opts {
     int list_options;
     int list_profiles;
     int explain;
+    int prepare;
     int force_profile;
     const char *profile; /* --profile's NAME or PATH, or NULL */
     char **cmd;          /* the command and its arguments, NULL-terminated */
@@ -67,6 +70,7 @@ usage(FILE *f)
            "[ARGS...]\n"
            "       " PROG " [--profile NAME|PATH [--force-profile]] --explain "
            "[CMD [ARGS...]]\n"
+           "       " PROG " [--profile NAME|PATH] --prepare\n"
            "       " PROG " --help | --list-options | --list-profiles\n"
            "\n"
            "Run CMD with " LIB_BASENAME " preloaded: its AF_INET TCP and UDP "
@@ -92,6 +96,11 @@ usage(FILE *f)
            "                      from (default, profile, environment), as "
            "CMD would\n"
            "                      get it, and exit without running CMD\n"
+           "  --prepare           attach accel's XDP program to ACCEL_IFACE "
+           "now (as root,\n"
+           "                      at boot or before a service starts): the "
+           "first process\n"
+           "                      then starts as fast as the next ones\n"
            "  --                  end of options (CMD may then start with "
            "'-')\n"
            "\n"
@@ -109,7 +118,9 @@ usage(FILE *f)
            "missing library,\n"
            "126 when CMD cannot be executed, 127 when CMD is not found. "
            "--explain: 0, or 1\nwhen CMD would run on the kernel because of "
-           "the configuration, or as above.\n");
+           "the configuration, or as above.\n--prepare: 0 when the program is "
+           "attached (or none is needed), 1 when it\ncannot be, 2 for a "
+           "bad configuration.\n");
 }
 
 /* Returns 0, or EXIT_USAGE after printing the reason. */
@@ -134,6 +145,8 @@ parse_args(int argc, char **argv, struct run_opts *o)
             o->list_options = 1;
         } else if (strcmp(a, "--list-profiles") == 0) {
             o->list_profiles = 1;
+        } else if (strcmp(a, "--prepare") == 0) {
+            o->prepare = 1;
         } else if (strcmp(a, "--explain") == 0) {
             o->explain = 1;
         } else if (strcmp(a, "--force-profile") == 0) {
@@ -510,7 +523,12 @@ main(int argc, char **argv)
         prof_list(stdout);
         return 0;
     }
-    if (o.cmd == NULL && !o.explain) {
+    if (o.prepare && o.cmd != NULL) {
+        fprintf(stderr,
+                PROG ": --prepare takes no command (see " PROG " --help)\n");
+        return EXIT_USAGE;
+    }
+    if (o.cmd == NULL && !o.explain && !o.prepare) {
         usage(stderr);
         return EXIT_USAGE;
     }
@@ -519,6 +537,8 @@ main(int argc, char **argv)
         return rc;
     if (o.explain)
         return explain(&o);
+    if (o.prepare)
+        return prep_run();
     rc = setup_environment();
     if (rc > 0)
         return rc;

@@ -30,6 +30,10 @@ SERIES = [
      "veth), alone on the interface, no XDP program attached before it (the first "
      "accelerated process after the interface came up): its first socket brings the "
      "data path up and loads and attaches accel's XDP program"),
+    ("accel_prepared", "accel_prepared: the same, the program removed and attached again "
+     "by `accel-run --prepare` before each run (not timed): the first process after the "
+     "interface came up when the program is attached at boot or in the service's "
+     "ExecStartPre"),
     ("accel", "accel: the same with the XDP program the run before left attached (what "
      "every later process finds; ACCEL_XDP_KEEP=1, the default)"),
     ("accel_join", "accel_join: the same while an idle accelerated process drives the "
@@ -42,10 +46,11 @@ METRICS = [("connect_us", "first socket call to connected (ms)", 1e-3),
 PHASES = ["start_ms", "eal_ms", "port_ms", "stack_ms", "other_ms"]
 PORT_PARTS = [("prog_ms", "XDP program"), ("probe_ms", "probe"), ("pool_ms", "mbuf pool"),
               ("queues_ms", "queues (XSK, UMEM)"), ("pstart_ms", "start")]
-ACCEL_SERIES = ("accel_cold", "accel", "accel_join")
+ACCEL_SERIES = ("accel_cold", "accel_prepared", "accel", "accel_join")
+PORT_SERIES = ("accel_cold", "accel_prepared", "accel")
 TARGET_MS = 20.0
-COLORS = {"kernel": "tab:blue", "accel_cold": "tab:red", "accel": "tab:orange",
-          "accel_join": "tab:green"}
+COLORS = {"kernel": "tab:blue", "accel_cold": "tab:red", "accel_prepared": "tab:cyan",
+          "accel": "tab:orange", "accel_join": "tab:green"}
 
 
 def pct(values, q):
@@ -141,7 +146,7 @@ def write_md(path, meta, points, summ, tg):
           "The port's part (median ms):", "",
           "| series | " + " | ".join(t for _, t in PORT_PARTS) + " |",
           "|---|" + "---:|" * len(PORT_PARTS)]
-    for name in ("accel_cold", "accel"):
+    for name in PORT_SERIES:
         s = summ[name]
         L.append("| %s | %s |" % (name, " | ".join(fmt(s[k2], "%.2f") for k2, _ in PORT_PARTS)))
     L.append("")
@@ -168,7 +173,7 @@ def write_png(path, meta, points):
     ax.set_title("ready for traffic, per run (CDF)", fontsize=10)
     ax.legend(fontsize=8)
     ax = axes[1]
-    runs = [p for name in ("accel_cold", "accel") for p in points
+    runs = [p for name in PORT_SERIES for p in points
             if p["series"] == name and p["ok"] and p["eal_ms"] is not None]
     bottom = [0.0] * len(runs)
     parts = [("eal_ms", "EAL", "tab:purple")]
@@ -182,10 +187,12 @@ def write_png(path, meta, points):
         vals = [max(0.0, p[ph]) for p in runs]
         ax.bar(range(len(runs)), vals, bottom=bottom, color=color, label=label)
         bottom = [b + v for b, v in zip(bottom, vals)]
-    ncold = len([p for p in runs if p["series"] == "accel_cold"])
-    if 0 < ncold < len(runs):
-        ax.axvline(ncold - 0.5, color="black", linewidth=1)
-    ax.set_xlabel("run: accel_cold | accel (program kept)")
+    edge = 0
+    for name in PORT_SERIES[:-1]:
+        edge += len([p for p in runs if p["series"] == name])
+        if 0 < edge < len(runs):
+            ax.axvline(edge - 0.5, color="black", linewidth=1)
+    ax.set_xlabel("run: accel_cold | accel_prepared | accel (program kept)")
     ax.set_ylabel("ms")
     ax.set_title("accel's start-up by phase, per run", fontsize=10)
     ax.legend(fontsize=8)

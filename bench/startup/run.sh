@@ -14,6 +14,10 @@
 #     loads and attaches accel's program. Its info log line "start-up took
 #     T ms (eal E, port P [program, probe, pool, queues, start], stack S,
 #     other O)" gives where the time goes.
+#   accel_prepared: the same, with the program removed and then attached
+#     again by `accel-run --prepare` before each run (not timed): the first
+#     process after the interface came up where the program is attached
+#     at boot or in the service's ExecStartPre (tools/prepare.c).
 #   accel: the same, the program left attached by the run before (what
 #     every later process finds: runtime/xdpprog.c, ACCEL_XDP_KEEP=1).
 #   accel_join: the same, while another accelerated process (an idle
@@ -90,6 +94,8 @@ wait_line "$T/echo.out" ready 10 || fail "the kernel echo server did not start: 
 with_kernel_ip run_series kernel A
 BEFORE_RUN=bare_veth
 run_series accel_cold AX ACCEL_LOG_LEVEL=info ACCEL_STATS=0
+BEFORE_RUN='bare_veth && AX --prepare 2>>"$T/prepare.err"'
+run_series accel_prepared AX ACCEL_LOG_LEVEL=info ACCEL_STATS=0
 BEFORE_RUN=
 run_series accel AX ACCEL_LOG_LEVEL=info ACCEL_STATS=0
 
@@ -111,7 +117,7 @@ bg_stop echo TERM
 bench_report
 check "$BASE.json parses and has every run" "$PY" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["points"]) == 4 * int(sys.argv[2]), len(d["points"])' "$BASE.json" "$RUNS"
+assert len(d["points"]) == 5 * int(sys.argv[2]), len(d["points"])' "$BASE.json" "$RUNS"
 check_points '{series} run {run}'
 cat "$BASE.md"
 finish

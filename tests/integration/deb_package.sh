@@ -53,6 +53,7 @@ dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' >"$T/contents.txt"
 check_not "no file under /usr/local" grep -q '^/usr/local' "$T/contents.txt"
 for f in /usr/bin/accel-run "$PKG_LIB" /usr/sbin/accel-lab /usr/sbin/accel-impaird \
     /usr/sbin/accel-broker /usr/share/doc/accel/examples/accel-broker@.service \
+    /usr/share/doc/accel/examples/accel-prepare@.service \
     /etc/accel/rules.conf /usr/share/accel/profiles/latency.conf \
     /usr/share/man/man1/accel-run.1.gz /usr/share/man/man7/accel.7.gz \
     /usr/share/man/man8/accel-lab.8.gz /usr/share/man/man8/accel-broker.8.gz \

@@ -31,6 +31,9 @@
 # both families, and the kernel's 10.200.0.3 and fd00:ac::3 (HTTP and ping)
 # must be unreachable, which shows the checks above can fail. Afterwards no
 # XDP program is left on the veth and the kernel answers on both again.
+# Last, `accel-run --prepare` attaches the program before any process:
+# the kernel keeps its traffic, the first process adopts it, and a
+# --prepare run while that process holds the interface leaves it alone.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 
 lab_up
@@ -188,4 +191,30 @@ check "no steer: the data path is af_xdp, not steered" grep -qx "accel\[[0-9]*\]
 flush_neigh
 check_eq "after: kernel server on $KIP2" "$(get "http://$KIP2:8081/who")" "kernel"
 check_eq "after: kernel server on [$K6]" "$(get "http://[$K6]:8081/who")" "kernel"
+
+# --- accel-run --prepare: the program before the first process -----------
+# It attaches the program the lab's configuration asks for; with no XSK in
+# it the kernel keeps everything; the first process adopts it (its info
+# line says so, which it would not if the constants differed). Run while
+# that process holds the interface, it must leave the program alone: if
+# it emptied the maps the server would stop answering.
+check "prepare: accel-run --prepare attaches the program" \
+    AX --prepare
+check "prepare: accel's program is attached to $VETH_A" \
+    eval "A ip -d link show dev '$VETH_A' | grep -q 'name accel_steer'"
+flush_neigh
+check_eq "prepare: kernel server on $KIP2 (the prepared program passes it)" \
+    "$(get "http://$KIP2:8081/who")" "kernel"
+check "prepare: the kernel answers ping on $KIP2" K ping -c 2 -W 2 "$KIP2"
+start_accel prep ACCEL_LOG_LEVEL=info
+check "prep: the first process adopts the prepared program" \
+    grep -q "steering program left by an earlier process is reused" "$T/prep.err"
+check_eq "prep: accelerated server on $AIP" "$(get "http://$AIP:8080/who")" "accelerated"
+AX --prepare 2>"$T/prepare_busy.err"
+check_eq "prepare while prep runs: exit status" "$?" 0
+check "prepare while prep runs: says the interface is in use" \
+    grep -q "accel process [0-9]* runs on it" "$T/prepare_busy.err"
+check_eq "prep: still served after that prepare" "$(get "http://$AIP:8080/who")" "accelerated"
+stop_accel prep kept
+A ip link set dev "$VETH_A" xdp off
 finish
