@@ -20,7 +20,19 @@
 #include "cfg.h"
 #include "log.h"
 
-struct base_stats base_stats;
+static struct base_counters own;
+struct base_counters *base_stats_p = &own;
+
+void
+base_stats_place(struct base_counters *p)
+{
+    if (p == NULL) {
+        if (base_stats_p != &own)
+            memcpy(&own, base_stats_p, sizeof(own));
+        p = &own;
+    }
+    base_stats_p = p;
+}
 
 static char datapath[160];
 static void (*port_dump)(long pid);
@@ -35,12 +47,18 @@ static const struct {
     const char *name;
     size_t off;
 } stat_rows[] = {
-#define BASE_STAT(field, doc) {#field, offsetof(struct base_stats, field)},
+#define BASE_STAT(field, doc) {#field, offsetof(struct base_counters, field)},
 #include "stats.def"
 #undef BASE_STAT
 };
 
 #define NSTATS (sizeof(stat_rows) / sizeof(stat_rows[0]))
+
+const char *
+base_stats_name(size_t i)
+{
+    return i < NSTATS ? stat_rows[i].name : "";
+}
 
 static uint64_t
 stat_get(size_t i)

@@ -1,23 +1,34 @@
 /*
  * Stack counters. Incremented under the stack lock only (plain integers);
- * read at exit by base_stats_dump().
+ * read live by accel-stat (statreg.h) and at exit by base_stats_dump().
  */
 #ifndef ACCEL_BASE_STATS_H
 #define ACCEL_BASE_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct base_stats {
+struct base_counters {
 #define BASE_STAT(field, doc) uint64_t field;
 #include "stats.def"
 #undef BASE_STAT
 };
 
-extern struct base_stats base_stats;
+/* Where the counters are: private memory until the live state region
+ * exists (statreg.c), then in it. base_stats reads as the struct. */
+extern struct base_counters *base_stats_p;
+#define base_stats (*base_stats_p)
+
+/** Move the counters to p (their values copied by the caller), or back
+ *  to private memory with NULL (the values copied here). */
+void base_stats_place(struct base_counters *p);
+
+/** The name of counter i (stats.def order), i < the number of counters. */
+const char *base_stats_name(size_t i);
 
 #define BASE_STAT_INC(field) (base_stats.field++)
 #define BASE_STAT_ADD(field, n) (base_stats.field += (n))

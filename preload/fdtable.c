@@ -212,6 +212,32 @@ pl_fdt_foreach(void (*fn)(int fd, struct pl_fd *f, void *arg), void *arg)
 }
 
 void
+pl_fdt_each_ref(bool (*fn)(int fd, struct pl_fd *f, void *arg), void *arg)
+{
+    for (unsigned int hi = 0; hi < TOP_SIZE; hi++) {
+        struct chunk *c = atomic_load(&top[hi]);
+
+        if (c == NULL)
+            continue;
+        for (unsigned int lo = 0; lo < CHUNK_SIZE; lo++) {
+            int fd = (int)((hi << PL_FDT_CHUNK_BITS) | lo);
+            struct pl_fd *f;
+            bool more;
+
+            if (atomic_load_explicit(&c->s[lo].p, memory_order_relaxed) == 0)
+                continue;
+            f = pl_fdt_get(fd);
+            if (f == NULL)
+                continue;
+            more = fn(fd, f, arg);
+            pl_fd_put(f);
+            if (!more)
+                return;
+        }
+    }
+}
+
+void
 pl_fdt_atfork_child(void)
 {
     for (unsigned int hi = 0; hi < TOP_SIZE; hi++) {

@@ -88,6 +88,11 @@ struct pl_fd *pl_fdt_remove(int fd);
  *  single-threaded child after fork or for tests). */
 void pl_fdt_foreach(void (*fn)(int fd, struct pl_fd *f, void *arg), void *arg);
 
+/** Call fn for every installed entry with a reference held for the call
+ *  (safe with other threads running; call it without any lock held: the
+ *  last reference may go in it). Stops when fn returns false. */
+void pl_fdt_each_ref(bool (*fn)(int fd, struct pl_fd *f, void *arg), void *arg);
+
 /** In a child after fork: release slot locks held by threads that no
  *  longer exist. */
 void pl_fdt_atfork_child(void);

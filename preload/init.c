@@ -14,6 +14,8 @@
  * nothing: kernel fds survive it and the library starts afresh.
  */
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "epoll.h"
 #include "fdtable.h"
@@ -21,6 +23,7 @@
 #include "pl.h"
 #include "rt.h"
 #include "sock.h"
+#include "statreg.h"
 
 atomic_bool pl__ready;
 atomic_uint pl_fork_epoch;
@@ -58,6 +61,15 @@ pl_init(void)
         pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0) {
         pl_signals_init();
         pl_sock_init();
+        base_sr_set_socks_fn(pl_sr_socks);
+        /* A region of this pid is an earlier program's: exec keeps the
+         * pid. It is made again at this program's first socket. */
+        {
+            char path[64];
+
+            base_sr_path((int)getpid(), path, sizeof(path));
+            syscall(SYS_unlink, path);
+        }
         atomic_store(&pl__ready, true);
     }
     errno = saved;

@@ -134,6 +134,11 @@ void pl_sock_serve(struct pl_sock *s, int how);
  *  that accelerates, *why says why (else it is set to PL_WHY_COUNT). */
 bool pl_sock_candidate(int domain, int type, int protocol, enum pl_why *why);
 
+/** The live state region's socket table (statsocks.c; base/statreg.h's
+ *  base_sr_socks_fn). */
+struct base_sr_sock;
+uint32_t pl_sr_socks(struct base_sr_sock *out, uint32_t max, uint32_t *total);
+
 /** The stack's addressing from the configuration. */
 void pl_sock_net(struct pl_net *net);
 

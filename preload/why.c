@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "rt.h"
+#include "statreg.h"
 #include "stats.h"
 
 static const char *const texts[PL_WHY_COUNT] = {
@@ -80,7 +81,9 @@ pl_why_note(int fd, enum pl_why why, const char *call, const struct sockaddr *a,
         break;
     }
     BASE_STAT_INC(sock_kernel);
+    base_sr_ensure(); /* accel-stat --reasons lists it */
     rt_unlock();
+    base_sr_kernel_note(fd, (int)why, call, a, len);
     addr_text(a, len, at, sizeof(at));
     if ((strcmp(call, "bind") == 0 || strcmp(call, "listen") == 0) &&
         listener_warns[why] && !(atomic_fetch_or(&warned, bit) & bit) &&

@@ -25,6 +25,7 @@
 
 #include "log.h"
 #include "rt_int.h"
+#include "statreg.h"
 
 #ifndef SOL_XDP
 #define SOL_XDP 283
@@ -151,5 +152,32 @@ rt__port_stats_dump(long pid)
                                                    ? n
                                                    : (int)sizeof(line) - 1));
         p += len + (nl != NULL ? 1 : 0);
+    }
+}
+
+/* The port part of the live state region's snapshot (base/statreg.c),
+ * under the stack lock: ethdev's counters and the pool's use. */
+void
+rt__port_sr_fill(struct base_sr_port *p)
+{
+    struct rte_eth_stats st;
+
+    p->up = rt__port.up;
+    p->queues = rt__port.nq;
+    if (!rt__port.up || rt__remote)
+        return;
+    if (rte_eth_stats_get(rt__port.port_id, &st) == 0) {
+        p->ipackets = st.ipackets;
+        p->opackets = st.opackets;
+        p->ibytes = st.ibytes;
+        p->obytes = st.obytes;
+        p->imissed = st.imissed;
+        p->ierrors = st.ierrors;
+        p->oerrors = st.oerrors;
+        p->rx_nombuf = st.rx_nombuf;
+    }
+    if (rt__port.pool != NULL) {
+        p->pool_size = rt__port.pool->size;
+        p->pool_in_use = rte_mempool_in_use_count(rt__port.pool);
     }
 }

@@ -35,6 +35,7 @@
 #include "log.h"
 #include "rt.h"
 #include "rt_int.h"
+#include "statreg.h"
 
 __thread bool rt__is_progress;
 
@@ -62,6 +63,7 @@ spin_forever(void)
         rt_lock();
         rt_poll();
         rt_unlock();
+        base_sr_tick(base_now_ns(), rt_lock, rt_unlock);
         for (int i = 0; i < 16; i++)
             rte_pause();
     }
@@ -81,9 +83,12 @@ progress_main(void *arg)
         spin_forever();
     for (;;) {
         uint64_t now = base_now_ns();
-        uint64_t since =
-            base_ns_since(now, atomic_load_explicit(&rt__last_app_poll_ns,
-                                                    memory_order_relaxed));
+        uint64_t since;
+
+        /* The live state region (accel-stat): a snapshot when due. */
+        base_sr_tick(now, rt_lock, rt_unlock);
+        since = base_ns_since(now, atomic_load_explicit(&rt__last_app_poll_ns,
+                                                        memory_order_relaxed));
 
         if (atomic_load(&rt__sleepers) > 0) {
             sleep_ns(period_ns);

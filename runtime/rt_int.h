@@ -55,6 +55,10 @@ struct rt__port {
 };
 
 extern struct rt__port rt__port;
+
+struct base_sr_port;
+/** The port part of the live state region's snapshot (portstats.c). */
+void rt__port_sr_fill(struct base_sr_port *p);
 /** Another rx burst in this poll turn: the last one (got frames) came
  *  back full and the turn (total frames) is under ACCEL_RX_BUDGET. A
  *  program busy between its waits then finds a backlog in its sockets'

@@ -38,6 +38,7 @@
 #include "rt.h"
 #include "rt_int.h"
 #include "stats.h"
+#include "statreg.h"
 #include "stk.h"
 #include "xdpsteer6.h"
 
@@ -656,6 +657,10 @@ up:
                   rt__port.ms.start, ms_stack,
                   ms_total - ms_eal - ms_port - ms_stack);
     base_stats_set_datapath(rt__port.desc);
+    base_sr_set_port_fn(rt__port_sr_fill);
+    base_sr_set_datapath(rt__remote ? BASE_SR_JOINED : BASE_SR_UP,
+                         rt__port.desc, base_cfg.iface, base_cfg.ip,
+                         base_cfg.ip6, rt__remote ? 0 : (int)getpid());
     stack_pid = getpid();
     atexit(port_close_at_exit);
     return 0;
@@ -742,6 +747,7 @@ rt_atfork_child(void)
     rt__progress_atfork_child();
     base_clock_atfork_child();
     pthread_mutex_init(&start_mu, NULL);
+    base_sr_atfork_child(); /* the parent's region is the parent's */
     memset(&base_stats, 0, sizeof(base_stats));
     if (was_started && fork_shares) {
         /* The parent's port, shared: this child polls it too. */
@@ -750,6 +756,8 @@ rt_atfork_child(void)
         stack_pid = getpid();
         stk_fork_freeze(true);
         base_stats_set_datapath(rt__port.desc);
+        base_sr_set_datapath(BASE_SR_UP, rt__port.desc, base_cfg.iface,
+                             base_cfg.ip, base_cfg.ip6, 0);
         return;
     }
     /* The child shares the parent's port memory but owns none of it:
@@ -761,5 +769,6 @@ rt_atfork_child(void)
     rt__port.up = false;
     rt__port.ntx = 0;
     base_stats_set_datapath(NULL);
+    base_sr_set_datapath(BASE_SR_KERNEL_ONLY, NULL, NULL, NULL, NULL, 0);
     base_stats_set_port_dump(NULL);
 }

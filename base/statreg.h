@@ -1,0 +1,68 @@
+/*
+ * The live state region of this process (statreg_layout.h): created at the
+ * first socket the library decides about, rewritten by the data path,
+ * removed at exit. accel-stat reads it.
+ *
+ * The counters (stats.h) live in it once it exists: base_stats points
+ * there, so an increment costs what it did. The port and the socket table
+ * are snapshots taken every snapshot interval by the progress thread
+ * (base_sr_tick), the sockets only while a reader asks for them.
+ */
+#ifndef ACCEL_BASE_STATREG_H
+#define ACCEL_BASE_STATREG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "statreg_layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Fills the port part of a snapshot (runtime). */
+typedef void (*base_sr_port_fn)(struct base_sr_port *p);
+/** Fills up to max socket records; returns how many it wrote, *total
+ *  the sockets it saw (preload). Called without any lock held. */
+typedef uint32_t (*base_sr_socks_fn)(struct base_sr_sock *out, uint32_t max,
+                                     uint32_t *total);
+
+/** Make the region if there is none (or, in a fork child, its own). Call
+ *  with the stack lock held: the counters move into it. Failures are
+ *  logged once; the process goes on without a region. */
+void base_sr_ensure(void);
+
+/** The data path's description for the header (state: base_sr_state). */
+void base_sr_set_datapath(uint32_t state, const char *desc, const char *iface,
+                          const char *ip, const char *ip6, int owner_pid);
+
+/** Who fills the snapshot's parts. */
+void base_sr_set_port_fn(base_sr_port_fn fn);
+void base_sr_set_socks_fn(base_sr_socks_fn fn);
+
+/** Take a snapshot if one is due (the progress thread, no lock held;
+ *  port_locked runs fn under the caller's stack lock). */
+void base_sr_tick(uint64_t now_ns, void (*lock)(void), void (*unlock)(void));
+
+/** A socket left on the kernel: fd, the reason (index into why.def), the
+ *  call and its address (may be NULL). */
+void base_sr_kernel_note(int fd, int why, const char *call,
+                         const struct sockaddr *a, socklen_t len);
+
+/** In a fork child, before anything else: the parent's region is the
+ *  parent's; counters go back to private memory until the child's own
+ *  region is made. */
+void base_sr_atfork_child(void);
+
+/** Remove the region (exit, exec). */
+void base_sr_remove(void);
+
+/** The file name of pid's region. */
+void base_sr_path(int pid, char *buf, unsigned long n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
