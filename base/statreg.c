@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfg.h"
 #include "clock.h"
 #include "log.h"
 #include "stats.h"
@@ -54,6 +55,7 @@ static const char *const why_texts[] = {
 static struct base_sr_hdr *hdr; /* NULL: no region (yet) */
 static int hdr_pid;
 static bool failed_logged;
+static bool given_up; /* off (ACCEL_STATS_LIVE=0), or could not be made */
 static uint64_t last_snap_ns;
 static base_sr_port_fn port_fn;
 static base_sr_socks_fn socks_fn;
@@ -192,6 +194,7 @@ remove_at_exit(void)
 static void
 fail_once(const char *path, int err)
 {
+    given_up = true;
     if (failed_logged)
         return;
     failed_logged = true;
@@ -215,6 +218,10 @@ base_sr_ensure(void)
 
     if (hdr != NULL && hdr_pid == pid)
         return;
+    if (given_up || base_cfg_load() != 0 || !base_cfg.stats_live) {
+        given_up = true;
+        return;
+    }
     nwhy = sizeof(why_texts) / sizeof(why_texts[0]);
     for (size_t i = 0; i < nstats; i++)
         names_len += strlen(base_stats_name(i)) + 1;
@@ -336,6 +343,8 @@ base_sr_tick(uint64_t now_ns, void (*lock)(void), void (*unlock)(void))
     uint64_t want;
 
     if (hdr == NULL || hdr_pid != (int)syscall(SYS_getpid)) {
+        if (given_up)
+            return;
         lock();
         base_sr_ensure();
         unlock();
