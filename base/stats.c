@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,68 @@ base_stats_set_datapath(const char *desc)
         snprintf(datapath, sizeof(datapath), "%s", desc);
 }
 
+/* "12.3 MB" */
+static void
+fmt_bytes(uint64_t b, char *buf, size_t n)
+{
+    if (b >= 10000000u)
+        snprintf(buf, n, "%.1f MB", (double)b / 1e6);
+    else if (b >= 10000u)
+        snprintf(buf, n, "%.1f kB", (double)b / 1e3);
+    else
+        snprintf(buf, n, "%llu bytes", (unsigned long long)b);
+}
+
+/* ACCEL_STATS=1: a few lines, the drops only when there were any. */
+static void
+dump_summary(long pid)
+{
+    const struct base_counters *c = base_stats_p;
+    char line[512], rx[32], tx[32];
+    size_t at;
+    bool any = false;
+    int n;
+
+    fmt_bytes(c->rx_bytes, rx, sizeof(rx));
+    fmt_bytes(c->tx_bytes, tx, sizeof(tx));
+    n = snprintf(line, sizeof(line),
+                 "accel[%ld] stats: frames in %llu (%s), out %llu (%s); "
+                 "sockets: %llu accelerated, %llu on the kernel\n",
+                 pid, (unsigned long long)c->rx_frames, rx,
+                 (unsigned long long)c->tx_frames, tx,
+                 (unsigned long long)c->sock_accel,
+                 (unsigned long long)c->sock_kernel);
+    base_log_raw(line, (unsigned long)n);
+    n = snprintf(line, sizeof(line),
+                 "accel[%ld] stats: TCP: %llu connected, %llu accepted, %llu "
+                 "reset by us; %llu segments retransmitted, %llu timeouts\n",
+                 pid, (unsigned long long)c->tcp_connect,
+                 (unsigned long long)c->tcp_accept,
+                 (unsigned long long)c->tcp_rst_sent,
+                 (unsigned long long)c->tcp_retrans_segs,
+                 (unsigned long long)c->tcp_rto);
+    base_log_raw(line, (unsigned long)n);
+    n = snprintf(line, sizeof(line), "accel[%ld] stats: drops:", pid);
+    at = (size_t)n;
+    for (size_t i = 0; i < NSTATS && at < sizeof(line) - 64; i++) {
+        if (strstr(stat_rows[i].name, "drop") == NULL || stat_get(i) == 0)
+            continue;
+        n = snprintf(line + at, sizeof(line) - at, " %s %llu",
+                     stat_rows[i].name, (unsigned long long)stat_get(i));
+        at += (size_t)n;
+        any = true;
+    }
+    if (any) {
+        line[at++] = '\n';
+        base_log_raw(line, (unsigned long)at);
+    }
+    n = snprintf(line, sizeof(line),
+                 "accel[%ld] stats: every counter: ACCEL_STATS=2 (or "
+                 "accel-stat -a %ld while it runs)\n",
+                 pid, pid);
+    base_log_raw(line, (unsigned long)n);
+}
+
 void
 base_stats_dump(void)
 {
@@ -112,6 +175,11 @@ base_stats_dump(void)
                      "start failed: see the log above)\n",
                      pid);
     base_log_raw(line, (unsigned long)n);
+    if (base_cfg.stats == 1) {
+        dump_summary(pid);
+        errno = saved;
+        return;
+    }
     for (size_t i = 0; i < NSTATS; i++) {
         n = snprintf(line, sizeof(line), "accel[%ld] stats: %-20s %llu\n", pid,
                      stat_rows[i].name, (unsigned long long)stat_get(i));

@@ -246,7 +246,7 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
                 "rx %s / tx %s" % (s.get("rx_frames"), s.get("tx_frames"))
                 for s in stats[series])
         L.append(line)
-    L += ["* DPDK %s; accel env (topology A): `%s`; ACCEL_STATS=1 on every accelerated "
+    L += ["* DPDK %s; accel env (topology A): `%s`; ACCEL_STATS=2 on every accelerated "
           "process." % (meta["dpdk"], meta["accel_env"]),
           "* Other work: busy CPU time of the whole machine during the point "
           "(/proc/stat, without steal) minus nginx's and wrk's, in %% of %d CPUs over the "

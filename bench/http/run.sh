@@ -189,18 +189,18 @@ server_start() {
         ;;
     accel_a | accel_as)
         if [[ $series == accel_a ]]; then
-            nginx_start "$name" AX "$AIP:80" ACCEL_STATS=1
+            nginx_start "$name" AX "$AIP:80" ACCEL_STATS=2
         else
-            nginx_start "$name" AX "$AIP:80" ACCEL_STATS=1 ACCEL_IP= ACCEL_IP6=
+            nginx_start "$name" AX "$AIP:80" ACCEL_STATS=2 ACCEL_IP= ACCEL_IP6=
         fi &&
             { slowwait 20 K curl -sf -m 2 -o /dev/null "http://$AIP/" ||
                 log "$name: no HTTP answer to curl yet; measuring anyway"; }
         ;;
     accel_b | accel_b6)
         if [[ $series == accel_b ]]; then
-            nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}"
+            nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=2 "${MEMIF_SERVER_ENV[@]}"
         else
-            nginx_start "$name" MX "[$MIP6_SRV]:80" ACCEL_STATS=1 "${MEMIF_SERVER_ENV[@]}" \
+            nginx_start "$name" MX "[$MIP6_SRV]:80" ACCEL_STATS=2 "${MEMIF_SERVER_ENV[@]}" \
                 "ACCEL_IP6=$MIP6_SRV/64"
         fi &&
             { slowwait 20 memif_listening "$MEMIF_SOCK" ||
@@ -372,11 +372,11 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     [[ $TOPO == B ]] || with_kernel_ip run_series accel_as K "http://$AIP/"
 
     # topology B: wrk and nginx both under accel-run over memif in accel-m
-    [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=1 \
+    [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=2 \
         "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
 
     # topology B over IPv6: the same two ends, wrk to nginx's IPv6 address
-    [[ $TOPO == A ]] || run_series accel_b6 MX "http://[$MIP6_SRV]/" ACCEL_STATS=1 \
+    [[ $TOPO == A ]] || run_series accel_b6 MX "http://[$MIP6_SRV]/" ACCEL_STATS=2 \
         "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24" \
         "ACCEL_IP6=$MIP6_CLI/64"
 done

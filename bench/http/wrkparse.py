@@ -17,7 +17,7 @@ steal_s: time the hypervisor took.
 c2c_ns: [before, after], bench/lib/c2c.c's ns per cache-line round trip
 between wrk's and nginx's CPU right before and right after the wrk run (None
 where not measured; null without --c2c-ns).
-An accelerated wrk run with ACCEL_STATS=1 also leaves its data path and
+An accelerated wrk run with ACCEL_STATS=2 also leaves its data path and
 frame counters in the same output; they are kept as "client_accel".
 """
 import argparse

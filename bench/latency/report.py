@@ -374,7 +374,7 @@ def write_md(path, meta, points, rat, tg, topo_series, all_points=None):
     L += ["* Profiles: *default* is accel-run with accel's defaults; *latency* is %s (both "
           "ends in B)." % meta["profile_how"],
           ] + explain_lines(meta) + [
-          "* accel-run: `%s`; DPDK %s; accel env (topology A): `%s`; ACCEL_STATS=1 on every "
+          "* accel-run: `%s`; DPDK %s; accel env (topology A): `%s`; ACCEL_STATS=2 on every "
           "accelerated process." % (meta["accel_run"], meta["dpdk"], meta["accel_env"]),
           "* Other work: busy CPU time of the whole machine during the point (/proc/stat, "
           "without steal, and without softirq, which on the veth is mostly the benchmark's "

@@ -205,12 +205,12 @@ run_point() {
         bg_start "$sname" A taskset -c "$CPU_SERVER" "${srv_cmd[@]}"
         ;;
     accel_a)
-        bg_start "$sname" AX ACCEL_STATS=1 "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_SERVER" \
+        bg_start "$sname" AX ACCEL_STATS=2 "${penv[@]}" "${pargs[@]}" taskset -c "$CPU_SERVER" \
             "${srv_cmd[@]}"
         ;;
     accel_b)
         sock=$T/m-$NPOINT.sock
-        bg_start "$sname" MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$sock" \
+        bg_start "$sname" MX ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=server,socket=$sock" \
             "ACCEL_IP=$MIP_SRV/24" "${ip6env[@]}" "${penv[@]}" "${pargs[@]}" \
             taskset -c "$CPU_SERVER" "${srv_cmd[@]}"
         ;;
@@ -239,7 +239,7 @@ run_point() {
 
     if [[ $series == accel_b ]]; then
         [[ -z ${ip6env[*]} ]] || ip6env=("ACCEL_IP6=$MIP6_CLI/64")
-        ns_argv MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=client,socket=$sock" \
+        ns_argv MX ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=client,socket=$sock" \
             "ACCEL_IP=$MIP_CLI/24" "${ip6env[@]}" "${penv[@]}" "${pargs[@]}" \
             taskset -c "$CPU_CLIENT" "${cli_cmd[@]}"
     else

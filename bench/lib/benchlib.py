@@ -52,7 +52,7 @@ def tail(text, n, skip=("stats:",)):
 
 
 def accel_stats(text):
-    """The ACCEL_STATS=1 dump(s) in text: data path and a few counters."""
+    """The ACCEL_STATS=2 dump(s) in text: data path and a few counters."""
     out = {}
     for pid, path in re.findall(r"accel\[(\d+)\] stats: data path: (.*)", text):
         out[pid] = {"data_path": path.strip()}

@@ -12,7 +12,7 @@ usage: lossparse.py --direction sender|receiver --series kernel|accel
                     [--log-prefix TEXT]
 
 FILE of --fetch is the client's output: fetch.py's JSON line, and for an
-accelerated client its ACCEL_STATS=1 dump. --server-log holds an
+accelerated client its ACCEL_STATS=2 dump. --server-log holds an
 accelerated nginx's dump (master and worker: summed). --nstat-* are two
 `nstat -asz --json` snapshots of netns accel-k and accel-a taken right
 before and right after the transfer, --impair two `accel-lab impair --show`

@@ -339,7 +339,7 @@ def conditions(meta, all_points):
              meta["rounds"], "each row is the point's median round by transfer time, the "
              "ratio the median of the per-round ratios" if meta["rounds"] != "1" else
              "one transfer per side and point", meta.get("timeout_s")),
-         "* Retransmissions: accel's from its ACCEL_STATS=1 dump (`tcp_retrans_segs`, "
+         "* Retransmissions: accel's from its ACCEL_STATS=2 dump (`tcp_retrans_segs`, "
          "`tcp_rto`, `tcp_tlp`, `tcp_fast_retrans`, `tcp_undo_*`, `tcp_dsack_rcvd`; "
          "receiver: `tcp_ofo_queued`, `tcp_dsack_sent`, `rx_drop_csum`), the kernel's from "
          "`nstat` in the sending end's namespace before and after the transfer "

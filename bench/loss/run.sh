@@ -17,7 +17,7 @@
 # each direction). Per point and side: the transfer time (connect to the
 # last byte) and goodput, the longest stall (the largest gap between two
 # successive receives), the sha256 of what arrived (a point whose data
-# differs fails), and the retransmissions: accel's from ACCEL_STATS=1, the
+# differs fails), and the retransmissions: accel's from ACCEL_STATS=2, the
 # kernel's from nstat in the sender's netns. nginx on CPU 1, the client on
 # CPU 0; accel-impaird (delay and reorder points) on the CPU of the end
 # that is the kernel in both series of a direction (the client's in the
@@ -293,7 +293,7 @@ record() {
 send_one() {
     local series=$1 pi=$2 mode=A env=()
     XFER_ARGS=()
-    [[ $series == accel ]] && mode=AX env=(ACCEL_STATS=1 "ACCEL_TCP_CC=$ACC_CC")
+    [[ $series == accel ]] && mode=AX env=(ACCEL_STATS=2 "ACCEL_TCP_CC=$ACC_CC")
     if nginx_start "send-$series-p$pi-r$ROUND" "$mode" "$AIP:$PORT" K "$AIP" "${env[@]}"; then
         transfer sender "$series" "$pi" K "http://$AIP/data.bin"
         alive "$SPID" || START_ERR="nginx $(exit_status "$SPID") during the transfer"
@@ -307,7 +307,7 @@ send_one() {
 # or under accel-run) gets the file from the kernel nginx in accel-k.
 recv_one() {
     local series=$1 pi=$2 mode=A env=()
-    [[ $series == accel ]] && mode=AX env=(ACCEL_STATS=1 "ACCEL_TCP_CC=$ACC_CC")
+    [[ $series == accel ]] && mode=AX env=(ACCEL_STATS=2 "ACCEL_TCP_CC=$ACC_CC")
     if ! alive "$KSPID"; then
         record receiver "$series" "$pi" --failed "the kernel nginx in $NS_K is gone"
         return

@@ -4,7 +4,7 @@
 usage: report.py POINTS_JSONL META_TSV BASE
 writes BASE.json, BASE.md, BASE.png. POINTS_JSONL holds one rbparse.py
 object per point; META_TSV key<TAB>value lines from run.sh (stats/<series>:
-the accelerated server's stderr, with its ACCEL_STATS=1 dump). Ratios are
+the accelerated server's stderr, with its ACCEL_STATS=2 dump). Ratios are
 accel/kernel for the same point measured in the same run; both topologies
 are compared with the one kernel series.
 """
@@ -103,7 +103,7 @@ def main():
     L += [""]
     for s in series[1:]:
         for st in stats[s]:
-            L.append("* %s server: data path %s, rx_frames %s, tx_frames %s (ACCEL_STATS=1)." % (
+            L.append("* %s server: data path %s, rx_frames %s, tx_frames %s (ACCEL_STATS=2)." % (
                 s, st.get("data_path", "?"), st.get("rx_frames", "?"), st.get("tx_frames", "?")))
     L += [""] + failed_notes(points, name)
     write_md(base + ".md", L)

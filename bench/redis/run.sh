@@ -134,9 +134,9 @@ meta_conditions
 meta redis_version "$(redis-server --version)"
 
 with_kernel_ip run_series kernel A K "$AIP"
-[[ $TOPO == B ]] || run_series accel_a AX K "$AIP" ACCEL_STATS=1
+[[ $TOPO == B ]] || run_series accel_a AX K "$AIP" ACCEL_STATS=2
 MEMIF_SOCK=$T/bench-memif.sock
-[[ $TOPO == A ]] || run_series accel_b MX MX "$MIP_SRV" ACCEL_STATS=1 \
+[[ $TOPO == A ]] || run_series accel_b MX MX "$MIP_SRV" ACCEL_STATS=2 \
     "ACCEL_VDEV=net_memif0,role=server,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_SRV/24" -- \
     "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
 

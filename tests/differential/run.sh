@@ -191,7 +191,7 @@ run_world() {
 				> "$tr" 2> "$er" < /dev/null ;;
 		accel)
 			ip netns exec "$AA" timeout -k 2 "$TIMEOUT" \
-				env -u ACCEL_LAB_TAG ACCEL_STATS=1 "${LABENV[@]}" \
+				env -u ACCEL_LAB_TAG ACCEL_STATS=2 "${LABENV[@]}" \
 				"$ACCEL_RUN_BIN" "$BINDIR/scen/$s" > "$tr" 2> "$er" < /dev/null ;;
 		esac
 		rc=$?

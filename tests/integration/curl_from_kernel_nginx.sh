@@ -19,13 +19,13 @@ wait_tcp K "$KIP" 80 || fail "kernel nginx in $NS_K did not start"
 pass "kernel nginx listening on $KIP:80"
 
 log "check: small page through accel-run curl"
-AX ACCEL_STATS=1 curl -sS -m 30 -o "$T/small.got" "http://$KIP/small.html" 2>"$T/curl-small.err"
+AX ACCEL_STATS=2 curl -sS -m 30 -o "$T/small.got" "http://$KIP/small.html" 2>"$T/curl-small.err"
 rc=$?
 check_eq "accel-run curl small page: exit status" "$rc" 0
 check "small page content equal" cmp "$T/www/small.html" "$T/small.got"
 
 log "check: 50 MB file through accel-run curl"
-AX ACCEL_STATS=1 curl -sS -m 120 -o "$T/big.got" "http://$KIP/big.bin" 2>"$T/curl-big.err"
+AX ACCEL_STATS=2 curl -sS -m 120 -o "$T/big.got" "http://$KIP/big.bin" 2>"$T/curl-big.err"
 rc=$?
 check_eq "accel-run curl 50 MB: exit status" "$rc" 0
 check_eq "50 MB sha256 equal" "$(sha "$T/big.got" 2>/dev/null)" "$(sha "$T/www/big.bin")"

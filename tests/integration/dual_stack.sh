@@ -57,7 +57,7 @@ accepted() {
 
 log "nginx: listen [::]:80 ipv6only=off"
 nginx_conf "$T/n1.conf" "[::]:80 ipv6only=off" "$T/www" off
-bg_start n1 AX ACCEL_STATS=1 nginx -c "$T/n1.conf" -p "$T" -e "$T/n1.error.log"
+bg_start n1 AX ACCEL_STATS=2 nginx -c "$T/n1.conf" -p "$T" -e "$T/n1.error.log"
 wait_tcp K "$AIP" 80 30 || fail "nginx [::]:80 not reachable at $AIP:80"
 served "nginx [::]:80 over IPv4" "http://$AIP/page.html" "$T/www/page.html"
 served "nginx [::]:80 over IPv6" "http://[$AIP6]/page.html" "$T/www/page.html"
@@ -68,7 +68,7 @@ check_eq "nginx [::]:80: no socket on the kernel" "$(stat_get "$T/n1.error.log" 
 
 log "nginx: listen 80 and listen [::]:80 (ipv6only=on, nginx's default), master and worker"
 nginx_conf "$T/n2.conf" "80" "$T/www" on "listen [::]:80;"
-bg_start n2 AX ACCEL_STATS=1 nginx -c "$T/n2.conf" -p "$T" -e "$T/n2.error.log"
+bg_start n2 AX ACCEL_STATS=2 nginx -c "$T/n2.conf" -p "$T" -e "$T/n2.error.log"
 wait_tcp K "$AIP" 80 30 || fail "nginx listen 80 not reachable at $AIP:80"
 served "nginx listen 80 + [::]:80 over IPv4" "http://$AIP/page.html" "$T/www/page.html"
 served "nginx listen 80 + [::]:80 over IPv6" "http://[$AIP6]/page.html" "$T/www/page.html"
@@ -77,7 +77,7 @@ check_ge "nginx listen 80 + [::]:80: tcp_accept" "$(stat_sum "$T/n2.error.log" t
 check_eq "nginx listen 80 + [::]:80: no socket on the kernel" "$(stat_sum "$T/n2.error.log" sock_kernel)" 0
 
 log "nginx: the same without ACCEL_IP6"
-bg_start n3 AX ACCEL_IP6= ACCEL_STATS=1 ACCEL_LOG_FILE="$T/n3.accel.log" nginx -c "$T/n2.conf" -p "$T" -e "$T/n3.error.log"
+bg_start n3 AX ACCEL_IP6= ACCEL_STATS=2 ACCEL_LOG_FILE="$T/n3.accel.log" nginx -c "$T/n2.conf" -p "$T" -e "$T/n3.error.log"
 wait_tcp K "$AIP" 80 30 || fail "nginx listen 80 (no ACCEL_IP6) not reachable at $AIP:80"
 served "nginx without ACCEL_IP6 over IPv4" "http://$AIP/page.html" "$T/www/page.html"
 bg_stop n3 QUIT
@@ -88,7 +88,7 @@ check "IPv6-only listener without ACCEL_IP6: a warning names the reason and the 
     grep -Eq 'warn.*bind \[::\]:80 stays on the kernel: an IPV6_V6ONLY socket.*set ACCEL_IP6' "$T/n3.all"
 
 log "JVM HttpServer on $AIP with default flags"
-bg_start jvm AX ACCEL_STATS=1 java "$HERE/HttpServe.java" "$AIP" 8081 20
+bg_start jvm AX ACCEL_STATS=2 java "$HERE/HttpServe.java" "$AIP" 8081 20
 wait_line "$T/jvm.out" listening 60 || fail "JVM server did not start: $(tail -3 "$T/jvm.err")"
 served "JVM HttpServer" "http://$AIP:8081/" "java $AIP"
 pid=$(bg_pid jvm)
@@ -97,7 +97,7 @@ bg_stop jvm
 accepted "JVM HttpServer" "$T/jvm.err"
 
 log "node: listen(port) without a host"
-bg_start node AX ACCEL_STATS=1 node "$HERE/serve.js" 8082 8
+bg_start node AX ACCEL_STATS=2 node "$HERE/serve.js" 8082 8
 wait_line "$T/node.out" listening 30 || fail "node did not start: $(tail -3 "$T/node.err")"
 check "node listens on :: (dual stack)" grep -q '"address":"::"' "$T/node.out"
 served "node listen(port) over IPv4" "http://$AIP:8082/" "node"
@@ -118,7 +118,7 @@ for bind in "--bind ::" ""; do
     # one to the server and one to its process group, and when the second
     # lands while python finalizes (SIGINT back to its default), python dies
     # of it before the atexit dump (seen in 3 of ~25 runs).
-    bg_start "py$n" AX ACCEL_STATS=1 timeout --foreground -s INT 8 "$PY" -m http.server $bind \
+    bg_start "py$n" AX ACCEL_STATS=2 timeout --foreground -s INT 8 "$PY" -m http.server $bind \
         --directory "$T/www" 8083
     wait_tcp K "$AIP" 8083 30 || fail "python http.server ${bind} not reachable"
     served "python http.server ${bind:-default}" "http://$AIP:8083/page.html" "$T/www/page.html"
@@ -135,7 +135,7 @@ log "curl -6 accelerated against a kernel nginx"
 nginx_conf "$T/k.conf" "[$KIP6]:8090" "$T/www" off
 bg_start kng K nginx -c "$T/k.conf" -p "$T" -e "$T/k.error.log"
 wait_tcp K "$KIP6" 8090 30 || fail "kernel nginx not listening on [$KIP6]:8090"
-AX ACCEL_STATS=1 curl -6 -sS -m 10 -o "$T/c6.got" "http://[$KIP6]:8090/page.html" 2>"$T/c6.err"
+AX ACCEL_STATS=2 curl -6 -sS -m 10 -o "$T/c6.got" "http://[$KIP6]:8090/page.html" 2>"$T/c6.err"
 check_eq "accelerated curl -6: exit status" "$?" 0
 check "accelerated curl -6: body equal" cmp "$T/www/page.html" "$T/c6.got"
 check_ge "accelerated curl -6: tcp_connect (through the stack)" "$(stat_get "$T/c6.err" tcp_connect)" 1
@@ -146,10 +146,10 @@ lab_has_memif_ns || fail "lab has no netns $NS_M"
 mkfile "$T/www/five.bin" 5000000
 SOCK=$T/memif6.sock
 nginx_conf "$T/m.conf" "[$MIP6_SRV]:80" "$T/www" off
-bg_start mng MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$SOCK" \
+bg_start mng MX ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=server,socket=$SOCK" \
     "ACCEL_IP=$MIP_SRV/24" "ACCEL_IP6=$MIP6_SRV/64" nginx -c "$T/m.conf" -p "$T" -e "$T/m.error.log"
 slowwait 20 memif_listening "$SOCK" || fail "the memif server never listened on $SOCK"
-MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=client,socket=$SOCK" "ACCEL_IP=$MIP_CLI/24" \
+MX ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=client,socket=$SOCK" "ACCEL_IP=$MIP_CLI/24" \
     "ACCEL_IP6=$MIP6_CLI/64" curl -6 -sS -m 30 -o "$T/m6.got" "http://[$MIP6_SRV]/five.bin" 2>"$T/m6.err"
 check_eq "memif IPv6 curl: exit status" "$?" 0
 check_eq "memif IPv6: 5 MB sha256 equal" "$(sha "$T/m6.got" 2>/dev/null)" "$(sha "$T/www/five.bin")"
@@ -158,7 +158,7 @@ bg_stop mng QUIT
 check_ge "memif IPv6 nginx: tcp_accept" "$(stat_get "$T/m.error.log" tcp_accept)" 1
 
 log "a listener on 127.0.0.1 says why it is on the kernel"
-AX ACCEL_STATS=1 ACCEL_LOG_LEVEL=info "$PY" -c '
+AX ACCEL_STATS=2 ACCEL_LOG_LEVEL=info "$PY" -c '
 import socket
 s = socket.socket(socket.AF_INET6)
 s.bind(("::1", 8084)); s.listen()

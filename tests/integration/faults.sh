@@ -121,7 +121,7 @@ expect_stat() { check_ge "$4 ($2)" "$(stat_sum "$1" "$2")" "$3"; }
 # after it ended: they then cover everything it received.
 impair --show >"$T/imp.0"
 nginx_conf "$T/a.conf" "$AIP:80" "$T/www" on "sendfile on;"
-bg_start anginx AX ACCEL_STATS=1 nginx -c "$T/a.conf" -p "$T" -e "$T/a.error.log"
+bg_start anginx AX ACCEL_STATS=2 nginx -c "$T/a.conf" -p "$T" -e "$T/a.error.log"
 wait_tcp K "$AIP" 80 30 || fail "accelerated nginx not reachable on $AIP:80"
 ns_argv K "$PY" "$FETCH" --timeout "$LIMIT" "http://$AIP/data.bin"
 timeout -k 5 $((LIMIT + 10)) "${NSARGV[@]}" >"$T/send.out" 2>&1
@@ -169,7 +169,7 @@ nginx_conf "$T/k.conf" "$KIP:80" "$T/www" on "sendfile on;"
 bg_start knginx K nginx -c "$T/k.conf" -p "$T" -e "$T/k.error.log"
 wait_tcp K "$KIP" 80 30 || fail "kernel nginx not reachable on $KIP:80"
 impair --show >"$T/imp.0"
-IT_FG_TIMEOUT=$((LIMIT + 10)) AX ACCEL_STATS=1 "$PY" "$FETCH" --timeout "$LIMIT" \
+IT_FG_TIMEOUT=$((LIMIT + 10)) AX ACCEL_STATS=2 "$PY" "$FETCH" --timeout "$LIMIT" \
     "http://$KIP/data.bin" >"$T/recv.out" 2>&1
 impair --show >"$T/imp.1"
 fetched recv "kernel nginx -> accel client"

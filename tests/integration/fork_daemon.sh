@@ -23,7 +23,7 @@ port=7700
 for how in _exit exit; do
     port=$((port + 1))
     log "check: the parent leaves with $how right after its fork"
-    SX ACCEL_STATS=1 "$PY" "$FORK_DIR/daemon.py" serve "$AIP" "$port" "$how" \
+    SX ACCEL_STATS=2 "$PY" "$FORK_DIR/daemon.py" serve "$AIP" "$port" "$how" \
         >"$T/daemon-$how.out" 2>"$T/daemon-$how.err"
     check_eq "$how: the daemon's start command exit status" "$?" 0
     K timeout -k 5 120 "$PY" "$FORK_DIR/daemon.py" client "$AIP" "$port" "$N" \

@@ -64,7 +64,7 @@ for mode in fork system; do
     # The exec'd program joins its parent's port: its connection is the
     # stack's, through the parent's port (cells in, its own packet socket
     # out).
-    exec_run "$mode" "$mode" 1 ACCEL_STATS=1
+    exec_run "$mode" "$mode" 1 ACCEL_STATS=2
     err=$T/exec-$mode.err
     check "$mode: the exec'd program's data path is the joined port" \
         grep -Eq "stats: data path: joined af_(xdp|packet) on $VETH_A .*\(process [0-9]+'s port\)" "$err"

@@ -32,7 +32,7 @@ echo_peer 7300 "$T/peer.log"
 # -t 30 on both socats: after one side's EOF, socat closes the other after
 # -t seconds (0.5 by default) whether the data is through or not.
 log "check: socat relay execs a client socat per connection"
-sx_bg relay ACCEL_STATS=1 socat -t 30 "TCP-LISTEN:7400,bind=$AIP,fork,reuseaddr" \
+sx_bg relay ACCEL_STATS=2 socat -t 30 "TCP-LISTEN:7400,bind=$AIP,fork,reuseaddr" \
     "EXEC:socat -t 30 - TCP\:$KIP\:7300"
 wait_tcp K "$AIP" 7400 || fail "the relay did not start"
 peer bulk "$AIP" 7400 6 1 4000000,100000 >"$T/relay-seq.out" 2>&1
@@ -46,7 +46,7 @@ check_eq "exec'd client: the echo peer saw 15 connections from $AIP, each ended 
 check "exec'd client: the relay is still alive" alive "$(bg_pid relay)"
 
 log "check: socat relay execs a listening socat per connection"
-sx_bg relay2 ACCEL_STATS=1 socat -t 30 "TCP-LISTEN:7401,bind=$AIP,fork,reuseaddr" \
+sx_bg relay2 ACCEL_STATS=2 socat -t 30 "TCP-LISTEN:7401,bind=$AIP,fork,reuseaddr" \
     "EXEC:socat -t 30 - TCP-LISTEN\:7402\,bind=$AIP\,reuseaddr"
 # No wait_tcp probe here: each connection to 7401 starts a server on 7402
 # that waits for its own client (a probe's would take the next round's).
@@ -115,7 +115,7 @@ if ((!FORK_KERNEL)); then
     # (posix_spawn: no fork handler runs, the region is made on the join);
     # the child joins, echoes a line through the peer, and outlives its
     # parent: it must say, once, that its port is gone.
-    SX ACCEL_STATS=1 "$PY" "$FORK_DIR/spawn_orphan.py" parent "$AIP" 7600 "$KIP" 7300 \
+    SX ACCEL_STATS=2 "$PY" "$FORK_DIR/spawn_orphan.py" parent "$AIP" 7600 "$KIP" 7300 \
         >"$T/orphan.out" 2>"$T/orphan.err"
     check_eq "orphan: the spawned child echoed through the joined port" "$(cat "$T/orphan.out")" "child echoed"
     # The child's stats come at its exit, after up to 3.5 s of linger (its

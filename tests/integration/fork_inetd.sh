@@ -34,7 +34,7 @@ check_pool() {
 
 if ((!FORK_KERNEL)); then
     log "check: the shared mbuf pool after 2 forked children (baseline)"
-    sx_bg inetd-base ACCEL_STATS=1 "$FORK_BIN/fork_inetd" "$AIP" 7101
+    sx_bg inetd-base ACCEL_STATS=2 "$FORK_BIN/fork_inetd" "$AIP" 7101
     wait_line "$T/inetd-base.out" '^listening' || fail "fork_inetd did not start"
     peer bulk "$AIP" 7101 2 1 1000,65536 >"$T/inetd-base-peer.out" 2>&1
     check_rc "fork_inetd: 2 connections echoed" "$?" "$T/inetd-base-peer.out"
@@ -43,7 +43,7 @@ if ((!FORK_KERNEL)); then
 fi
 
 log "check: fork_inetd, sequential then concurrent"
-sx_bg inetd ACCEL_STATS=1 "$FORK_BIN/fork_inetd" "$AIP" 7101
+sx_bg inetd ACCEL_STATS=2 "$FORK_BIN/fork_inetd" "$AIP" 7101
 wait_line "$T/inetd.out" '^listening' || fail "fork_inetd did not start"
 peer bulk "$AIP" 7101 30 1 1000,65536,4000000 >"$T/inetd-seq.out" 2>&1
 check_rc "fork_inetd: 30 sequential connections echoed (sha256)" "$?" "$T/inetd-seq.out"
@@ -65,7 +65,7 @@ if ((!FORK_KERNEL)); then
     # does (the recycled mbufs live in the slot). Before, each child killed
     # while it received more than it could send lost ~50 (20 kills: +991).
     log "check: the shared mbuf pool after 20 children killed mid-transfer"
-    sx_bg inetd-kill ACCEL_STATS=1 "$FORK_BIN/fork_inetd" "$AIP" 7104
+    sx_bg inetd-kill ACCEL_STATS=2 "$FORK_BIN/fork_inetd" "$AIP" 7104
     wait_line "$T/inetd-kill.out" '^listening' || fail "fork_inetd did not start"
     for _ in $(seq 20); do
         peer stream "$AIP" 7104 1 >/dev/null 2>&1 &

@@ -17,7 +17,7 @@
 fork_lab_up
 ((FORK_KERNEL)) && skip "the mbuf pool is accel's"
 
-sx_bg srv ACCEL_MBUFS=4095 ACCEL_STATS=1 "$PY" "$FORK_DIR/stopped_child.py" "$AIP" 7501 7502
+sx_bg srv ACCEL_MBUFS=4095 ACCEL_STATS=2 "$PY" "$FORK_DIR/stopped_child.py" "$AIP" 7501 7502
 wait_line "$T/srv.out" '^parent ' || fail "stopped_child.py did not start"
 wait_line "$T/srv.out" '^child ' || fail "stopped_child.py did not fork"
 child=$(awk '$1 == "child" {print $2}' "$T/srv.out")

@@ -50,7 +50,7 @@ tcpdump_start() {
 
 log "ACCEL_GATEWAY6=$KIP6"
 tcpdump_start tgw
-AX ACCEL_STATS=1 ACCEL_GATEWAY6="$KIP6" curl -6 -sS -m 10 -o "$T/gw.got" "$URL" 2>"$T/gw.err"
+AX ACCEL_STATS=2 ACCEL_GATEWAY6="$KIP6" curl -6 -sS -m 10 -o "$T/gw.got" "$URL" 2>"$T/gw.err"
 check_eq "via $KIP6: curl exit status" "$?" 0
 check "via $KIP6: body equal" cmp "$T/www/page.html" "$T/gw.got"
 check_ge "via $KIP6: tcp_connect (through the stack)" "$(stat_get "$T/gw.err" tcp_connect)" 1
@@ -61,14 +61,14 @@ check "via $KIP6: the frames to $OFF6 went to the router's MAC $MAC_K" \
 bg_stop tgw
 
 log "ACCEL_GATEWAY6=$LL_K (the peer's link-local address)"
-AX ACCEL_STATS=1 ACCEL_GATEWAY6="$LL_K" curl -6 -sS -m 10 -o "$T/ll.got" "$URL" 2>"$T/ll.err"
+AX ACCEL_STATS=2 ACCEL_GATEWAY6="$LL_K" curl -6 -sS -m 10 -o "$T/ll.got" "$URL" 2>"$T/ll.err"
 check_eq "via $LL_K: curl exit status" "$?" 0
 check "via $LL_K: body equal" cmp "$T/www/page.html" "$T/ll.got"
 check_ge "via $LL_K: tcp_connect (through the stack)" "$(stat_get "$T/ll.err" tcp_connect)" 1
 
 log "no ACCEL_GATEWAY6"
 tcpdump_start tno
-AX ACCEL_STATS=1 curl -6 -sS -v -m 10 -o "$T/no.got" "$URL" 2>"$T/no.err"
+AX ACCEL_STATS=2 curl -6 -sS -v -m 10 -o "$T/no.got" "$URL" 2>"$T/no.err"
 check_eq "no gateway: curl exit status (could not connect)" "$?" 7
 check "no gateway: connect failed with ENETUNREACH" \
     grep -q "Immediate connect fail for $OFF6: Network is unreachable" "$T/no.err"

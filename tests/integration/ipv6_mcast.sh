@@ -46,7 +46,7 @@ bg_start mld K tcpdump -l -n -v -i "$VETH_K" \
     "ether src $MAC_A and ip6[6] == 0 and ip6[40] == 58 and ((ip6[48] >= 130 and ip6[48] <= 132) or ip6[48] == 143)"
 slowwait 10 grep -qs "listening on" "$T/mld.err" || fail "tcpdump did not start"
 
-bg_start recv AX ACCEL_STATS=1 "$PY" "$MC6" recv "$VETH_A" "$N" "$M" "$G1" "$P1" "$G2" "$P2"
+bg_start recv AX ACCEL_STATS=2 "$PY" "$MC6" recv "$VETH_A" "$N" "$M" "$G1" "$P1" "$G2" "$P2"
 wait_line "$T/recv.out" '^joined' 30 || fail "the accelerated receiver did not join: $(tail -3 "$T/recv.err")"
 
 # tcpdump -v prints a frame on two lines; the report's names its group.

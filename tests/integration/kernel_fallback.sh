@@ -24,7 +24,7 @@ bg_start loecho A socat -b 4096 "TCP-LISTEN:7001,bind=127.0.0.1,fork,reuseaddr" 
 wait_tcp K "$KIP" 7000 || fail "kernel echo server in $NS_K did not start"
 wait_tcp A 127.0.0.1 7001 || fail "loopback echo server in $NS_A did not start"
 
-AX ACCEL_STATS=1 timeout 60 "$PROBE_BIN" "$KIP" 7000 "$AIP" 7001 "$T" >"$T/probe.out" 2>"$T/probe.err"
+AX ACCEL_STATS=2 timeout 60 "$PROBE_BIN" "$KIP" 7000 "$AIP" 7001 "$T" >"$T/probe.out" 2>"$T/probe.err"
 rc=$?
 cat "$T/probe.out"
 check_eq "fallback_probe exit status" "$rc" 0

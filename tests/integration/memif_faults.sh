@@ -45,13 +45,13 @@ mkfile "$T/srv.send" "$SIZE"
 mkfile "$T/cli.send" "$SIZE"
 sock=$T/m.sock
 
-bg_start srv MX ACCEL_STATS=1 "ACCEL_TEST_IMPAIR=$IMP,seed=11" \
+bg_start srv MX ACCEL_STATS=2 "ACCEL_TEST_IMPAIR=$IMP,seed=11" \
     "ACCEL_VDEV=net_memif0,role=server,socket=$sock" "ACCEL_IP=$MIP_SRV/24" \
     taskset -c 1 socat -t 60 TCP-LISTEN:9000,reuseaddr \
     "OPEN:$T/srv.send!!CREATE:$T/srv.recv"
 slowwait 20 memif_listening "$sock" || fail "the memif server never listened on $sock"
 t0=$(date +%s%3N)
-MX ACCEL_STATS=1 "ACCEL_TEST_IMPAIR=$IMP,seed=12" \
+MX ACCEL_STATS=2 "ACCEL_TEST_IMPAIR=$IMP,seed=12" \
     "ACCEL_VDEV=net_memif0,role=client,socket=$sock" "ACCEL_IP=$MIP_CLI/24" \
     timeout "$LIMIT" taskset -c 0 socat -t 60 \
     "OPEN:$T/cli.send!!CREATE:$T/cli.recv" "TCP:$MIP_SRV:9000" \

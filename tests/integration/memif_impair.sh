@@ -30,12 +30,12 @@ mkfile "$T/cli.send" "$SIZE"
 run_pair() {
     local name=$1 sock="$T/m-$1.sock" t0 ms
     rm -f "$T/srv.recv" "$T/cli.recv"
-    bg_start "srv-$name" MX ACCEL_STATS=1 "ACCEL_TEST_IMPAIR=$2" \
+    bg_start "srv-$name" MX ACCEL_STATS=2 "ACCEL_TEST_IMPAIR=$2" \
         "ACCEL_VDEV=net_memif0,role=server,socket=$sock" "ACCEL_IP=$MIP_SRV/24" \
         socat -t 60 TCP-LISTEN:9000,reuseaddr "OPEN:$T/srv.send!!CREATE:$T/srv.recv"
     slowwait 20 memif_listening "$sock" || fail "$name: the memif server never listened on $sock"
     t0=$(date +%s%3N)
-    MX ACCEL_STATS=1 "ACCEL_TEST_IMPAIR=$3" \
+    MX ACCEL_STATS=2 "ACCEL_TEST_IMPAIR=$3" \
         "ACCEL_VDEV=net_memif0,role=client,socket=$sock" "ACCEL_IP=$MIP_CLI/24" \
         timeout 120 socat -t 60 "OPEN:$T/cli.send!!CREATE:$T/cli.recv" "TCP:$MIP_SRV:9000" \
         >"$T/cli-$name.out" 2>"$T/cli-$name.err"

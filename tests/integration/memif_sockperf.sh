@@ -13,14 +13,14 @@ lab_has_memif_ns || fail "lab has no netns $NS_M"
 run_pair() {
     local name=$1 sock="$T/m-$1.sock" o p50
     shift
-    bg_start "srv-$name" MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$sock" \
+    bg_start "srv-$name" MX ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=server,socket=$sock" \
         "ACCEL_IP=$MIP_SRV/24" sockperf server "$@" -i "$MIP_SRV" -p 11111
     slowwait 20 memif_listening "$sock" || fail "$name: the memif server never listened on $sock"
     # --mps: at its default (max) rate sockperf sizes its sequence table
     # for 800k round trips a second and stops with "ERROR: _seqN >
     # m_maxSequenceNo" (exit 6) when a run goes faster: UDP over memif did
     # in 1 run of 6 (1.2 us round trips). A functional run needs no more.
-    MX ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=client,socket=$sock" "ACCEL_IP=$MIP_CLI/24" \
+    MX ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=client,socket=$sock" "ACCEL_IP=$MIP_CLI/24" \
         timeout 60 sockperf ping-pong "$@" -i "$MIP_SRV" -p 11111 -m 64 -t 3 --mps=400000 \
         >"$T/cli-$name.out" 2>"$T/cli-$name.err"
     check_eq "$name: sockperf ping-pong exit status" "$?" 0

@@ -56,7 +56,7 @@ bg_start krecv1 K "$PY" "$MC" recv 239.1.1.2 5001 "$N" --if "$KIP"
 bg_start krecv2 K "$PY" "$MC" recv 239.1.1.2 5001 "$N" --if "$KIP"
 slowwait 10 grep -qs joined "$T/krecv1.out" || fail "kernel receiver 1 did not join"
 slowwait 10 grep -qs joined "$T/krecv2.out" || fail "kernel receiver 2 did not join"
-AX ACCEL_STATS=1 "$PY" "$MC" send 239.1.1.2 5001 "$N" "$RATE" >"$T/asend.out" 2>"$T/asend.err" ||
+AX ACCEL_STATS=2 "$PY" "$MC" send 239.1.1.2 5001 "$N" "$RATE" >"$T/asend.out" 2>"$T/asend.err" ||
     fail "accelerated sender failed: $(tail -3 "$T/asend.err")"
 check_ge "accelerated sender tx_frames" "$(stat_get "$T/asend.err" tx_frames)" "$N"
 busywait 30000 dead "$(bg_pid krecv1)" || fail "kernel receiver 1 did not finish"

@@ -22,7 +22,7 @@ lab_up
 lab_has_memif_ns || fail "lab has no netns $NS_M"
 
 SOCK=$T/memif.sock
-SRV_ENV=(ACCEL_STATS=1 "ACCEL_VDEV=net_memif0,role=server,socket=$SOCK" "ACCEL_IP=$MIP_SRV/24")
+SRV_ENV=(ACCEL_STATS=2 "ACCEL_VDEV=net_memif0,role=server,socket=$SOCK" "ACCEL_IP=$MIP_SRV/24")
 CLI_ENV=("ACCEL_VDEV=net_memif0,role=client,socket=$SOCK" "ACCEL_IP=$MIP_CLI/24")
 CONF=$T/ngx.conf
 cat >"$CONF" <<NGX

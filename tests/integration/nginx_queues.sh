@@ -60,7 +60,7 @@ NGX
 
 # q_start NAME: nginx under accel-run with 2 queues (driver auto).
 q_start() {
-    bg_start "$1" AX ACCEL_QUEUES=2 ACCEL_DRIVER=auto ACCEL_STATS=1 ACCEL_LOG_LEVEL=info \
+    bg_start "$1" AX ACCEL_QUEUES=2 ACCEL_DRIVER=auto ACCEL_STATS=2 ACCEL_LOG_LEVEL=info \
         nginx -c "$T/$1.conf" -p "$T" -e "$T/$1.error.log"
 }
 

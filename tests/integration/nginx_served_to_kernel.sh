@@ -11,7 +11,7 @@ mkdir -p "$T/www"
 mkfile "$T/www/big.bin" 50000000
 echo "small page $RANDOM$RANDOM" >"$T/www/small.html"
 nginx_conf "$T/a.conf" "$AIP:80" "$T/www" off
-bg_start anginx AX ACCEL_STATS=1 nginx -c "$T/a.conf" -p "$T" -e "$T/a.error.log"
+bg_start anginx AX ACCEL_STATS=2 nginx -c "$T/a.conf" -p "$T" -e "$T/a.error.log"
 wait_tcp K "$AIP" 80 30 || fail "accelerated nginx not reachable at $AIP:80"
 pass "accelerated nginx reachable from $NS_K"
 

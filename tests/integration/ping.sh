@@ -9,7 +9,7 @@
 
 LWIPOPTS="$LIBDIR/../../stack/lwipopts.h"
 lab_up
-bg_start holder AX ACCEL_STATS=1 socat -T 120 "UDP-LISTEN:9000,bind=$AIP" PIPE
+bg_start holder AX ACCEL_STATS=2 socat -T 120 "UDP-LISTEN:9000,bind=$AIP" PIPE
 slowwait 30 K ping -c 1 -W 1 -q "$AIP" >/dev/null || fail "stack at $AIP never answered a ping"
 
 # received COUNT ARGS...: ping, print the number of replies.

@@ -27,7 +27,7 @@ done
 
 PORT=6379
 lab_up
-bg_start redis AX ACCEL_STATS=1 redis-server --bind "$AIP" --port "$PORT" \
+bg_start redis AX ACCEL_STATS=2 redis-server --bind "$AIP" --port "$PORT" \
     --protected-mode no --save "" --appendonly no --dir "$T" \
     --dbfilename dump.rdb --daemonize no --logfile "$T/redis.log"
 wait_tcp K "$AIP" "$PORT" || fail "redis-server did not start"

@@ -16,7 +16,7 @@ mkdir -p "$T/www"
 echo "robust page $RANDOM$RANDOM" >"$T/www/small.html"
 mkfile "$T/www/mid.bin" 5000000
 nginx_conf "$T/a.conf" "$AIP:80" "$T/www" off
-bg_start anginx AX ACCEL_STATS=1 nginx -c "$T/a.conf" -p "$T" -e "$T/a.error.log"
+bg_start anginx AX ACCEL_STATS=2 nginx -c "$T/a.conf" -p "$T" -e "$T/a.error.log"
 wait_tcp K "$AIP" 80 30 || fail "accelerated nginx not reachable at $AIP:80"
 pid=$(bg_pid anginx)
 

@@ -106,7 +106,7 @@ kernel prog soc?t
 kernel tcp role connect remote 10.200.0.1:7001   # the second echo server
 accel  tcp role connect remote 10.200.0.0/24:7000-7001
 EOF
-AX ACCEL_RULES="$T/connect.rules" ACCEL_STATS=1 "$PY" "$T/probe.py" tcp \
+AX ACCEL_RULES="$T/connect.rules" ACCEL_STATS=2 "$PY" "$T/probe.py" tcp \
     "$KIP:7000" "$KIP:7001" >"$T/connect.out" 2>"$T/connect.err"
 check_eq "probe exit status" "$?" 0
 check_eq "connect 7000 (accel rule): echoed" "$(grep "^$KIP:7000 " "$T/connect.out")" "$KIP:7000 ok"
@@ -129,7 +129,7 @@ accel  udp role udp-send remote 10.200.0.1:53
 kernel udp role udp-send remote *:5002
 kernel udp role udp-recv local *:5003
 EOF
-AX ACCEL_RULES="$T/udp.rules" ACCEL_STATS=1 "$PY" "$T/probe.py" udp \
+AX ACCEL_RULES="$T/udp.rules" ACCEL_STATS=2 "$PY" "$T/probe.py" udp \
     "$KIP:53" "$KIP:5002" "$KIP:5001" bind:5003 bind:5004 >"$T/udp.out" 2>"$T/udp.err"
 check_eq "udp probe exit status" "$?" 0
 check_eq "udp 53 (accel rule): accelerated, echoed" "$(grep "^$KIP:53 " "$T/udp.out")" "$KIP:53 ok"

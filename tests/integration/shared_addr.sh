@@ -104,7 +104,7 @@ flush_arp() {
 SHARE=(ACCEL_IP= ACCEL_IP6=)
 nginx_conf "$T/s.conf" "$AIP:80" "$T/www" off "listen [$AIP6]:80;"
 flush_arp
-bg_start snginx AX "${SHARE[@]}" ACCEL_STATS=1 ACCEL_LOG_LEVEL=info nginx -c "$T/s.conf" -p "$T" -e "$T/s.error.log"
+bg_start snginx AX "${SHARE[@]}" ACCEL_STATS=2 ACCEL_LOG_LEVEL=info nginx -c "$T/s.conf" -p "$T" -e "$T/s.error.log"
 wait_tcp K "$AIP" 80 || fail "accelerated nginx does not answer on $AIP:80 (shared address)"
 check "nginx shares $VETH_A's address" grep -q "shares $VETH_A's address $AIP/24" "$T/snginx.err" "$T/s.error.log"
 check "nginx shares $VETH_A's IPv6 address" grep -q "and its IPv6 address $AIP6/64" "$T/snginx.err" "$T/s.error.log"
@@ -149,14 +149,14 @@ wait_tcp K "$KIP" 8082 || fail "the peer's kernel server does not answer"
 ok=0
 for i in $(seq 20); do
     flush_arp
-    [[ $(AX "${SHARE[@]}" ACCEL_STATS=1 curl -s --max-time 5 "http://$KIP:8082/peer" 2>>"$T/curl.err") == peer ]] && ok=$((ok + 1))
+    [[ $(AX "${SHARE[@]}" ACCEL_STATS=2 curl -s --max-time 5 "http://$KIP:8082/peer" 2>>"$T/curl.err") == peer ]] && ok=$((ok + 1))
     [[ $(A curl -s --max-time 5 "http://$KIP:8082/peer") == peer ]] && ok=$((ok + 1))
 done
 check_eq "accelerated and kernel curl from $AIP to the peer, ARP flushed each time" "$ok" 40
 ok=0
 for i in $(seq 10); do
     flush_arp
-    [[ $(AX "${SHARE[@]}" ACCEL_STATS=1 curl -s --max-time 5 "http://[$KIP6]:8082/peer" 2>>"$T/curl.err") == peer ]] && ok=$((ok + 1))
+    [[ $(AX "${SHARE[@]}" ACCEL_STATS=2 curl -s --max-time 5 "http://[$KIP6]:8082/peer" 2>>"$T/curl.err") == peer ]] && ok=$((ok + 1))
     [[ $(A curl -s --max-time 5 "http://[$KIP6]:8082/peer") == peer ]] && ok=$((ok + 1))
 done
 check_eq "the same over IPv6 to [$KIP6]" "$ok" 20
@@ -179,7 +179,7 @@ s.close()
 open(sys.argv[2], "w").write("%d\n" % port)
 time.sleep(30)
 '
-bg_start tw AX "${SHARE[@]}" ACCEL_STATS=1 "$PY" -c "$TWPY" "$KIP" "$T/tw.port"
+bg_start tw AX "${SHARE[@]}" ACCEL_STATS=2 "$PY" -c "$TWPY" "$KIP" "$T/tw.port"
 slowwait 10 test -s "$T/tw.port" || fail "the TIME-WAIT probe wrote no port"
 twport=$(cat "$T/tw.port")
 bindport='
@@ -197,7 +197,7 @@ check_eq "port $twport is the kernel's again once the process is gone" \
     "$(A "$PY" -c "$bindport" "$AIP" "$twport")" "bound"
 
 # UDP: the stack's port and the kernel's, on one address.
-bg_start sudp AX "${SHARE[@]}" ACCEL_STATS=1 "$PY" -c "$UDPECHO" "$AIP" 5353
+bg_start sudp AX "${SHARE[@]}" ACCEL_STATS=2 "$PY" -c "$UDPECHO" "$AIP" 5353
 sleep 1
 check_eq "accelerated UDP echo on $AIP:5353" \
     "$(echo stack-udp | K socat -t 1 - UDP4:"$AIP":5353)" "stack-udp"

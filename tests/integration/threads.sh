@@ -44,7 +44,7 @@ KIP_ADDED=
 # stack has its own.
 
 log "accelerated run"
-AX ACCEL_STATS=1 "$TBIN/threads" "$AIP" "$KIP" "$PORT" all >"$T/accel.out" 2>"$T/accel.err"
+AX ACCEL_STATS=2 "$TBIN/threads" "$AIP" "$KIP" "$PORT" all >"$T/accel.out" 2>"$T/accel.err"
 check_eq "accel run: every case as Linux" "$?" 0
 check "accel run: the data path was used" grep -Eq 'sock_accel[ =:]+[1-9]' "$T/accel.err"
 grep -v '^ok: \|^ALL OK' "$T/kernel.out" >"$T/kernel.res"

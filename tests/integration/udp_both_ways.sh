@@ -49,7 +49,7 @@ fi
 log "check: accelerated client -> kernel socat echo server"
 bg_start ksocat K socat -b 65536 "UDP-LISTEN:9001,bind=$KIP,fork" PIPE
 slowwait 10 eval "K ss -Hlun 'sport = :9001' | grep -q 9001" || fail "kernel socat did not bind"
-AX ACCEL_STATS=1 "$PY" "$PROBE" client "$KIP" 9001 "${SIZES[@]}" >"$T/a2k.txt" 2>"$T/a2k.err"
+AX ACCEL_STATS=2 "$PY" "$PROBE" client "$KIP" 9001 "${SIZES[@]}" >"$T/a2k.txt" 2>"$T/a2k.err"
 cat "$T/a2k.txt"
 for s in "${SIZES[@]}"; do
     check_eq "accel->kernel UDP echo, $s bytes" "$(grep "^size $s " "$T/a2k.txt")" "size $s ok"
@@ -63,7 +63,7 @@ check_ge "python client stats rx_frames" "$(stat_get "$T/a2k.err" rx_frames)" "$
 check_ge "python client stats sock_accel" "$(stat_get "$T/a2k.err" sock_accel)" 1
 
 log "check: stock socat as the accelerated UDP client"
-r=$(echo hello-udp | IT_FG_TIMEOUT=20 AX ACCEL_STATS=1 socat -T 3 -t 3 - "UDP:$KIP:9001" 2>"$T/socat-cli.err")
+r=$(echo hello-udp | IT_FG_TIMEOUT=20 AX ACCEL_STATS=2 socat -T 3 -t 3 - "UDP:$KIP:9001" 2>"$T/socat-cli.err")
 rc=$?
 check_eq "accelerated socat client echo" "$r" "hello-udp"
 check_eq "accelerated socat client exits by itself (-T 3; 124/137: hung)" "$rc" 0

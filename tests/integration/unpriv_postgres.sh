@@ -35,7 +35,7 @@ setpriv --reuid=postgres --regid=postgres --init-groups "$PGBIN/initdb" -D "$T/p
 echo "host all all 10.200.0.0/24 trust" >>"$T/pg/pg_hba.conf"
 
 log "---- 1. the postmaster as postgres, accelerated"
-bg_start_as pg postgres ACCEL_STATS=1 "$PGBIN/postgres" -D "$T/pg" \
+bg_start_as pg postgres ACCEL_STATS=2 "$PGBIN/postgres" -D "$T/pg" \
     -c listen_addresses="$AIP" -c port="$PORT" -c unix_socket_directories="$T/pgsock" \
     -c max_connections=20 -c shared_buffers=16MB -c fsync=off
 pg=$(bg_pid pg)

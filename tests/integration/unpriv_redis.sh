@@ -23,7 +23,7 @@ unpriv_setup redis
 install -d -o redis -g redis -m 0700 "$T/redis"
 
 log "---- 1. redis-server as redis, accelerated"
-bg_start_as redis redis ACCEL_STATS=1 ACCEL_XDP_KEEP=0 redis-server --bind "$AIP" --port "$PORT" \
+bg_start_as redis redis ACCEL_STATS=2 ACCEL_XDP_KEEP=0 redis-server --bind "$AIP" --port "$PORT" \
     --protected-mode no --save "" --appendonly no --dir "$T/redis" \
     --dbfilename dump.rdb --daemonize no --logfile "$T/redis/redis.log"
 rpid=$(bg_pid redis)

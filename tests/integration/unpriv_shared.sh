@@ -51,7 +51,7 @@ broker_log=/run/accel-broker${ACCEL_LAB_TAG:-}.log
 log_lines=$(wc -l <"$broker_log" 2>/dev/null || echo 0)
 
 log "---- 1. redis-server as redis on the kernel's address"
-bg_start_as redis redis "${SHARE[@]}" ACCEL_STATS=1 ACCEL_LOG_LEVEL=info \
+bg_start_as redis redis "${SHARE[@]}" ACCEL_STATS=2 ACCEL_LOG_LEVEL=info \
     redis-server --bind "$AIP" --port "$PORT" --protected-mode no --save "" \
     --appendonly no --dir "$T/redis" --daemonize no --logfile "$T/redis/redis.log"
 rpid=$(bg_pid redis)

@@ -76,7 +76,7 @@ run() {
     local name=$1
     shift
     log "---- $name: $*"
-    IT_FG_TIMEOUT=60 AX ACCEL_STATS=1 "$@" "$WAIT_BIN/wait_eintr" "$KIP" "$PEER_PORT" "$AIP" "$LPORT" \
+    IT_FG_TIMEOUT=60 AX ACCEL_STATS=2 "$@" "$WAIT_BIN/wait_eintr" "$KIP" "$PEER_PORT" "$AIP" "$LPORT" \
         >"$T/$name.out" 2>"$T/$name.err"
     check_eq "$name: exit status" "$?" 0
     check_cases "$name" "$T/$name.out"

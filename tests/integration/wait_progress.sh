@@ -87,7 +87,7 @@ scenario() {
     local fifo="$T/$name.fifo" srv="srv-$name" pid out line t0 used tid
     mkfifo "$fifo"
     log "---- $name: $*"
-    bg_start "$srv" AX ACCEL_STATS=1 PEER_IP="$KIP" "$@" "$WAIT_BIN/wait_idle" "$AIP" "$port" "$fifo"
+    bg_start "$srv" AX ACCEL_STATS=2 PEER_IP="$KIP" "$@" "$WAIT_BIN/wait_idle" "$AIP" "$port" "$fifo"
     out="$T/$srv.out"
     wait_line "$out" '^listening' 30 || fail "$name: the server did not start"
     pid=$(bg_pid "$srv")

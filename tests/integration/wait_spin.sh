@@ -32,7 +32,7 @@ slowwait 20 eval "K ss -lunH | grep -q ':$PORT'" || fail "the kernel sockperf se
 pingpong() {
     local name=$1 flag=$2
     shift 2
-    AX ACCEL_STATS=1 ACCEL_SPIN_AFTER_RX_USEC=0 "$@" \
+    AX ACCEL_STATS=2 ACCEL_SPIN_AFTER_RX_USEC=0 "$@" \
         sockperf ping-pong -f "$T/feed" -F "$flag" -m 64 -t 1 \
         >"$T/$name.out" 2>"$T/$name.err"
     check_eq "$name: sockperf exit status" "$?" 0

@@ -102,7 +102,7 @@ servers[0].serve_forever()
 start_accel() {
     local name=$1
     shift
-    bg_start "$name" AX ACCEL_STATS=1 "$@" "$PY" -c "$SERVE" "$T/www" 8080 "$AIP" "$AIP6"
+    bg_start "$name" AX ACCEL_STATS=2 "$@" "$PY" -c "$SERVE" "$T/www" 8080 "$AIP" "$AIP6"
     wait_tcp K "$AIP" 8080 || fail "$name: the accelerated server did not answer on $AIP:8080"
 }
 

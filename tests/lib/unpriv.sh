@@ -13,7 +13,7 @@
 #   check_private PID...   the files, sockets and memory accel made for those
 #                          processes are owner- or group-only (checks)
 #   check_on_stack NAME USER ACCEPTS FRAMES  after NAME (as USER) exited: its
-#                          counters (ACCEL_STATS=1) show the stack served it
+#                          counters (ACCEL_STATS=2) show the stack served it
 #                          through accel-broker, which released the interface
 
 UP_GROUP=accel

@@ -41,7 +41,7 @@ runa() { ip netns exec "$A" env ACCEL_IFACE="$VA" ACCEL_IP=10.209.0.2/24 "$@"; }
 for drv in af_xdp af_packet; do
     ip netns exec "$K" ping -c 10 -i 0.2 -W 2 10.209.0.2 >"$TMP/ping" 2>&1 &
     pp=$!
-    runa ACCEL_DRIVER=$drv ACCEL_STATS=1 "$SMOKE" --seconds 3 \
+    runa ACCEL_DRIVER=$drv ACCEL_STATS=2 "$SMOKE" --seconds 3 \
         --ping 10.209.0.1 --min-replies 50 >"$TMP/out" 2>"$TMP/err"
     rc=$?
     wait $pp
@@ -154,7 +154,7 @@ fi
 # af_packet quietly, and the foreign program is left in place.
 XDPOBJ=/usr/lib/x86_64-linux-gnu/bpf/xdpfilt_alw_all.o
 if ip -n "$A" link set dev "$VA" xdpgeneric obj "$XDPOBJ" sec xdp 2>"$TMP/xdp"; then
-    runa ACCEL_IP=10.209.0.3/24 ACCEL_STATS=1 "$SMOKE" --seconds 1 \
+    runa ACCEL_IP=10.209.0.3/24 ACCEL_STATS=2 "$SMOKE" --seconds 1 \
         >"$TMP/out" 2>"$TMP/err"
     rc=$?
     if [ $rc = 0 ] && grep -q "data path: af_packet on" "$TMP/err" &&

@@ -6,7 +6,7 @@ stopped_child.py IP UDP_PORT TCP_PORT
     UDP socket and receives on it forever (it becomes the port's UDP
     server); the parent keeps the listener and echoes each TCP connection
     to EOF, one at a time. Prints "child PID" and "parent PID". SIGTERM
-    ends either with exit status 0 (so ACCEL_STATS=1 dumps the counters).
+    ends either with exit status 0 (so ACCEL_STATS=2 dumps the counters).
 """
 import os
 import signal

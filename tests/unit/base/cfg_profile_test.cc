@@ -142,7 +142,7 @@ TEST(CfgProfile, ExplainGivesEverySettingAndItsSource)
               "ACCEL_MTU=9000\n"
               "ACCEL_TX_DEFER=0\n",
               "mine");
-    Explained e(Env{p.env(), "ACCEL_MTU=1400", "ACCEL_STATS=1"});
+    Explained e(Env{p.env(), "ACCEL_MTU=1400", "ACCEL_STATS=2"});
     ASSERT_EQ(e.rc, 0) << e.err;
     // Every option of cfg_options.def once, in its order.
     TempPath list;
@@ -163,7 +163,7 @@ TEST(CfgProfile, ExplainGivesEverySettingAndItsSource)
     EXPECT_EQ(e.rows["ACCEL_TX_DEFER"].source, "profile mine" + at + "4)");
     EXPECT_EQ(e.rows["ACCEL_MTU"].value, "1400");
     EXPECT_EQ(e.rows["ACCEL_MTU"].source, "environment");
-    EXPECT_EQ(e.rows["ACCEL_STATS"].value, "1");
+    EXPECT_EQ(e.rows["ACCEL_STATS"].value, "2");
     EXPECT_EQ(e.rows["ACCEL_STATS"].source, "environment");
     EXPECT_EQ(e.rows["ACCEL_BURST"].value, "32");
     EXPECT_EQ(e.rows["ACCEL_BURST"].source, "default");

@@ -75,9 +75,9 @@ TEST(Cfg, U32RejectsNonNumbers)
 TEST(Cfg, BoolSpellings)
 {
     for (const char *t : {"1", "yes", "on", "true", "TRUE", "Yes"}) {
-        Parsed p(Env{std::string("ACCEL_STATS=") + t});
+        Parsed p(Env{std::string("ACCEL_PROGRESS_SPIN=") + t});
         ASSERT_EQ(p.rc, 0) << t;
-        EXPECT_TRUE(p.cfg.stats) << t;
+        EXPECT_TRUE(p.cfg.progress_spin) << t;
     }
     for (const char *f : {"0", "no", "off", "false", "OFF"}) {
         Parsed p(Env{std::string("ACCEL_TCP=") + f});
@@ -88,13 +88,14 @@ TEST(Cfg, BoolSpellings)
 
 TEST(Cfg, BoolBadValue)
 {
-    Parsed p(Env{"ACCEL_STATS=maybe"});
+    Parsed p(Env{"ACCEL_PROGRESS_SPIN=maybe"});
     EXPECT_EQ(p.rc, -EINVAL);
-    EXPECT_EQ(
-        p.err.rfind("ACCEL_STATS=maybe: not a boolean; set ACCEL_STATS=1", 0),
-        0u)
+    EXPECT_EQ(p.err.rfind("ACCEL_PROGRESS_SPIN=maybe: not a boolean; set "
+                          "ACCEL_PROGRESS_SPIN=1",
+                          0),
+              0u)
         << p.err;
-    Parsed q(Env{"ACCEL_STATS="});
+    Parsed q(Env{"ACCEL_PROGRESS_SPIN="});
     EXPECT_EQ(q.rc, -EINVAL);
 }
 
@@ -211,7 +212,7 @@ TEST(Cfg, ListOptionsHasEveryOption)
 TEST(Cfg, EffectiveConfigRoundTrips)
 {
     Parsed p(Env{"ACCEL_IFACE=veth-a", "ACCEL_IP=10.200.0.2/24",
-                 "ACCEL_MTU=1400", "ACCEL_STATS=yes", "ACCEL_DRIVER=af_xdp",
+                 "ACCEL_MTU=1400", "ACCEL_STATS=2", "ACCEL_DRIVER=af_xdp",
                  "ACCEL_MAC=02:00:00:00:00:02"});
     ASSERT_EQ(p.rc, 0) << p.err;
     TempPath t;
@@ -221,7 +222,7 @@ TEST(Cfg, EffectiveConfigRoundTrips)
     close(fd);
     std::string out = slurp(t.path());
     EXPECT_NE(out.find("ACCEL_MTU=1400\n"), std::string::npos);
-    EXPECT_NE(out.find("ACCEL_STATS=1\n"), std::string::npos);
+    EXPECT_NE(out.find("ACCEL_STATS=2\n"), std::string::npos);
     EXPECT_NE(out.find("ACCEL_DRIVER=af_xdp\n"), std::string::npos);
     EXPECT_NE(out.find("ACCEL_GATEWAY=\n"), std::string::npos);
 

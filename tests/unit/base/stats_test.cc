@@ -37,17 +37,55 @@ TEST(Stats, WriteEveryCounter)
     memset(&base_stats, 0, sizeof(base_stats));
 }
 
+// ACCEL_STATS=1: a few lines, drops only when there were any, and where
+// the rest is.
+TEST(Stats, SummaryIsShort)
+{
+    TempPath t;
+    ASSERT_EQ(base_log_set_file(t.path().c_str()), 0);
+    uint32_t saved = base_cfg.stats;
+    std::string pre = "accel[" + std::to_string(getpid()) + "] stats: ";
+
+    base_cfg.stats = 1;
+    memset(&base_stats, 0, sizeof(base_stats));
+    base_stats_set_datapath("af_xdp on veth-a");
+    BASE_STAT_ADD(rx_frames, 1200);
+    BASE_STAT_ADD(rx_bytes, 123456);
+    BASE_STAT_ADD(tcp_accept, 7);
+    base_stats_dump();
+    std::string s = slurp(t.path());
+    EXPECT_NE(s.find(pre + "frames in 1200 (123.5 kB), out 0 (0 bytes)"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.find("7 accepted"), std::string::npos) << s;
+    EXPECT_EQ(s.find("drops:"), std::string::npos) << s;
+    EXPECT_EQ(s.find("tcp_accept"), std::string::npos) << s;
+    EXPECT_LE(std::count(s.begin(), s.end(), '\n'), 5) << s;
+
+    BASE_STAT_ADD(rx_drop_csum, 2);
+    base_stats_dump();
+    s = slurp(t.path());
+    EXPECT_NE(s.find(pre + "drops: rx_drop_csum 2\n"), std::string::npos)
+        << s;
+    EXPECT_NE(s.find("ACCEL_STATS=2"), std::string::npos) << s;
+
+    base_cfg.stats = saved;
+    base_stats_set_datapath(nullptr);
+    memset(&base_stats, 0, sizeof(base_stats));
+    base_log_set_file(nullptr);
+}
+
 TEST(Stats, DumpSaysWhetherTheDataPathRan)
 {
     TempPath t;
     ASSERT_EQ(base_log_set_file(t.path().c_str()), 0);
-    bool saved = base_cfg.stats;
+    uint32_t saved = base_cfg.stats;
 
-    base_cfg.stats = false;
+    base_cfg.stats = 0;
     base_stats_dump();
     EXPECT_EQ(slurp(t.path()), "");
 
-    base_cfg.stats = true;
+    base_cfg.stats = 2;
     memset(&base_stats, 0, sizeof(base_stats));
     base_stats_set_datapath(nullptr);
     base_stats_dump();
