@@ -899,10 +899,12 @@ base_cfg_parse(char *const *envp, struct base_cfg *out, char *err,
     return parse_full(envp, out, NULL, err, errlen, warn);
 }
 
+/* Not rate-limited: one call site for every warning of the (bounded)
+ * configuration, once per process. */
 static void
 warn_log(const char *line)
 {
-    BASE_WARN("cfg", "%s", line);
+    BASE_LOG_ALL(BASE_LOG_WARN, "cfg", "%s", line);
 }
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -942,7 +944,7 @@ load(void)
     for (size_t i = 0; base_log_level >= BASE_LOG_INFO && i < NOPTS; i++) {
         if (orig[i].src != BASE_CFG_SRC_DEFAULT) {
             explain_line(i, &orig[i], &base_cfg, line, sizeof(line));
-            BASE_INFO("cfg", "%s", line);
+            BASE_LOG_ALL(BASE_LOG_INFO, "cfg", "%s", line);
         }
     }
 }

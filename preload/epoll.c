@@ -737,7 +737,9 @@ pl_ep_sock_kside(struct pl_sock *s)
         else
             BASE_WARN("ep",
                       "fd %d: its kernel side cannot join the epoll set (%s): "
-                      "kernel-side traffic is seen at the next stack event",
+                      "kernel-side traffic is seen only at the next stack "
+                      "event; if this repeats, free memory or raise "
+                      "fs.epoll.max_user_watches",
                       it->fd, strerror(-rc));
     }
     pthread_mutex_unlock(&ep_mu);
@@ -758,8 +760,11 @@ pl_ep_sock_to_kernel(struct pl_sock *s)
         if (it->kreg)
             libc_epoll_ctl(it->ep->shadow, EPOLL_CTL_DEL, it->fd, &kev);
         if (libc_epoll_ctl(it->ep->epfd, EPOLL_CTL_ADD, it->fd, &kev) < 0)
-            BASE_WARN("ep", "fd %d lost its epoll registration (%s)", it->fd,
-                      strerror(errno));
+            BASE_WARN("ep",
+                      "fd %d lost its epoll registration moving to the "
+                      "kernel (%s): epoll_wait no longer reports it; free "
+                      "memory or raise fs.epoll.max_user_watches",
+                      it->fd, strerror(errno));
         ep_unlink(it);
         free(it);
     }

@@ -93,8 +93,9 @@ out:
     pthread_mutex_unlock(&s->mu);
     if (rc < 0)
         BASE_WARN("fd",
-                  "fd %d: no kernel socket of its own (%s): kernel-side "
-                  "settings of accepted sockets are shared",
+                  "fd %d: no kernel socket of its own (%s): the kernel-side "
+                  "setting just made is shared by the process's accepted "
+                  "sockets; raise the fd limit (ulimit -n) if it is EMFILE",
                   fd, strerror(-rc));
 }
 

@@ -121,7 +121,10 @@ load(void)
         free(text);
     }
     if (rc != 0) {
-        BASE_ERR("rules", "%s (the program runs on the kernel stack)", err);
+        BASE_ERR("rules",
+                 "%s (the program runs on the kernel stack until the rules "
+                 "file is fixed)",
+                 err);
         rules_bad = true;
         return;
     }

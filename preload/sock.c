@@ -627,8 +627,12 @@ pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
             o = &s->opts[i];
     if (o == NULL) {
         if (s->nopts == PL_OPT_MAX) {
-            BASE_WARN("fd", "too many socket options to replay; %d/%d dropped",
-                      level, name);
+            BASE_WARN("fd",
+                      "more than %d socket options set before bind/connect: "
+                      "option %d/%d is not replayed into the stack socket, "
+                      "which keeps its default; set it again after "
+                      "bind/connect if it matters",
+                      PL_OPT_MAX, level, name);
             return;
         }
         o = &s->opts[s->nopts++];

@@ -203,7 +203,8 @@ rt__broker_start(const struct base_cfg *cfg)
     if (rc != 0) {
         BASE_ERR("start",
                  "ACCEL_IFACE=%s: accel-broker refused this process (uid "
-                 "%u, lacking%s): %s; it uses the kernel",
+                 "%u, lacking%s): %s; it uses the kernel (accel-broker's log "
+                 "says more)",
                  cfg->iface, (unsigned)getuid(), caps,
                  r.why[0] ? r.why : strerror(-rc));
         syscall(SYS_close, conn);
@@ -246,7 +247,9 @@ rt_broker_socket(int type)
     if (rc == 0 && fd < 0)
         rc = -EPROTO;
     if (rc != 0) {
-        BASE_ERR("port", "accel-broker gave no AF_XDP socket: %s",
+        BASE_ERR("port",
+                 "accel-broker gave no AF_XDP socket (%s): the port does not "
+                 "start; fix what accel-broker's log says, or run as root",
                  r.why[0] ? r.why : strerror(-rc));
         return rc;
     }
@@ -276,7 +279,10 @@ rt_broker_umem_reg(int fd, const void *reg, unsigned int len)
     if (rc == 0)
         rc = r.status;
     if (rc != 0)
-        BASE_ERR("port", "accel-broker did not register the port's umem: %s",
+        BASE_ERR("port",
+                 "accel-broker did not register the port's umem (%s): the "
+                 "port does not start; fix what accel-broker's log says, or "
+                 "run as root",
                  r.why[0] ? r.why : strerror(-rc));
     return rc;
 }
@@ -380,9 +386,13 @@ __wrap_xsk_socket__create(struct xsk_socket **xsk, const char *ifname,
             rc = r.status;
     }
     if (rc != 0) {
-        BASE_ERR("port", "%s did not steer queue %u to the XSK: %s",
+        BASE_ERR("port",
+                 "%s did not steer queue %u to the XSK (%s): the port does "
+                 "not start; check that ACCEL_QUEUES matches the interface's "
+                 "queues%s",
                  rt__broker_active ? "accel-broker" : "the XDP program's map",
-                 queue_id, r.why[0] ? r.why : strerror(-rc));
+                 queue_id, r.why[0] ? r.why : strerror(-rc),
+                 rt__broker_active ? " and what accel-broker's log says" : "");
         xsk_socket__delete(*xsk);
         *xsk = NULL;
         return rc < 0 ? rc : -EPERM;

@@ -167,7 +167,8 @@ rt__impair_start(void)
     rt__impair_on = true;
     BASE_WARN("impair",
               "ACCEL_TEST_IMPAIR=%s: TEST-ONLY, this process damages the "
-              "frames it %s on purpose (seed=%llu)%s",
+              "frames it %s on purpose (seed=%llu)%s; unset it outside "
+              "tests",
               base_cfg.test_impair,
               tx_on && rx_on ? "sends and receives"
               : tx_on        ? "sends"

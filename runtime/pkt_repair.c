@@ -165,7 +165,8 @@ rt__pkt_repair(uint16_t q)
     BASE_STAT_ADD(pkt_repairs, n);
     BASE_WARN("port",
               "%s queue %u: a process died in the middle of a burst; af_packet "
-              "tx position moved over the %u frames it had written",
+              "tx position moved over the %u frames it had written: "
+              "repaired, nothing to do",
               rt__port.desc, q, n);
 }
 
@@ -201,6 +202,7 @@ rt__pkt_rx_resync(uint16_t q)
     BASE_STAT_ADD(pkt_repairs, d);
     BASE_WARN("port",
               "%s queue %u: a process died in the middle of a burst; af_packet "
-              "rx position found again, %u frames on",
+              "rx position found again, %u frames on: repaired, nothing to "
+              "do",
               rt__port.desc, q, d);
 }

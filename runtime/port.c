@@ -118,8 +118,9 @@ queue_count(const struct base_cfg *cfg, const struct rte_eth_dev_info *info,
     if (nq > max) {
         BASE_WARN("port",
                   "%s: ACCEL_QUEUES=%u but the device has %u queue pairs; "
-                  "using %u",
-                  name, nq, max, max);
+                  "using %u; set ACCEL_QUEUES=%u, or give the device more "
+                  "(ethtool -L)",
+                  name, nq, max, max, max);
         nq = max;
     }
     return (uint16_t)(nq < 1 ? 1 : nq);
@@ -267,7 +268,8 @@ rt__port_init(uint16_t port_id, const struct base_cfg *cfg,
             rte_eth_promiscuous_enable(port_id) != 0)
             BASE_WARN("port",
                       "%s: cannot set ACCEL_MAC on the device nor enable "
-                      "promiscuous mode; frames to ACCEL_MAC may not arrive",
+                      "promiscuous mode; frames to ACCEL_MAC may not arrive: "
+                      "unset ACCEL_MAC to use the device's own MAC",
                       name);
     }
     rc = rte_eth_dev_start(port_id);

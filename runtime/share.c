@@ -99,7 +99,8 @@ port_recovered(void)
 {
     pthread_mutex_consistent(&rt__sh->port_mu);
     BASE_STAT_INC(share_lock_recovered);
-    BASE_WARN("share", "a process died holding the port lock; recovered");
+    BASE_WARN("share", "a process died holding the port lock; recovered, "
+                       "nothing to do");
     /* With one queue its bursts run under the port lock: the dead
      * process may have been in the middle of one. */
     if (rt__port.nq < 2)
@@ -165,7 +166,10 @@ q_recovered(unsigned q)
 {
     pthread_mutex_consistent(&rt__sh->q_mu[q]);
     BASE_STAT_INC(share_lock_recovered);
-    BASE_WARN("share", "a process died holding queue %u's lock; recovered", q);
+    BASE_WARN("share",
+              "a process died holding queue %u's lock; recovered, nothing "
+              "to do",
+              q);
     rings_repair((uint16_t)q);
 }
 
@@ -304,7 +308,8 @@ region_create(void)
     if (rc != 0) {
         BASE_WARN("share",
                   "memif maps cannot be shared (%s): children of this "
-                  "process use the kernel",
+                  "process use the kernel; for them to share the port, "
+                  "allow 1 GiB more address space (ulimit -v)",
                   strerror(-rc));
         munmap(p, size);
         syscall(SYS_close, rt__sh_fd);
@@ -461,8 +466,9 @@ rt__share_prepare(void)
     if (child_slot < 0) {
         rt__sh_port_unlock();
         BASE_WARN("share",
-                  "%d processes share the port already: the new "
-                  "child uses the kernel",
+                  "%d processes share the port already (the most there can "
+                  "be): the new child uses the kernel; nothing to do "
+                  "unless it must be accelerated: then fork fewer",
                   SH_SLOTS);
         return false;
     }

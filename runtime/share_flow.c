@@ -120,7 +120,8 @@ rt__sh_flow_insert(const struct stk_flow *f0)
         if (!full_logged)
             BASE_ERR("share",
                      "flow table full (%u connections across the "
-                     "processes); new connections may be reset",
+                     "processes); new connections may be reset: spread the "
+                     "load over more interfaces or close idle connections",
                      SH_FLOW_MAX);
         full_logged = true;
         return NULL;

@@ -180,8 +180,10 @@ serve(void *arg)
             memcpy(CMSG_DATA(cm), mf_fd, sizeof(int) * (size_t)mf_n);
         }
         if (syscall(SYS_sendmsg, (int)c, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-            BASE_WARN("share", "memif maps not sent to pid %d: %s", cr.pid,
-                      strerror(errno));
+            BASE_WARN("share",
+                      "memif maps not sent to pid %d (%s): it asks again; "
+                      "nothing to do unless this repeats",
+                      cr.pid, strerror(errno));
         syscall(SYS_close, (int)c);
     }
 }
@@ -377,7 +379,8 @@ rt_mf_mmap(size_t len, int prot, int flags, int fd, off_t off, int *err)
             BASE_ERR("share",
                      "memif: a shared map of %zu bytes cannot be placed for "
                      "the forked processes (%d maps, 1 GiB reserved); they "
-                     "stop using the port",
+                     "stop using the port: give the memif peer smaller "
+                     "rings or buffers, and restart them",
                      len, mf_n);
         mf_bad = true;
         publish();
@@ -471,7 +474,10 @@ apply(const struct mf_msg *msg, const int *fds, int nfd)
         p = (void *)syscall(SYS_mmap, m->addr, m->len, m->prot,
                             MAP_SHARED | MAP_FIXED, fds[j], m->off);
         if (p == MAP_FAILED) {
-            BASE_ERR("share", "memif map at %#llx not made here: %s",
+            BASE_ERR("share",
+                     "memif map at %#llx not made here (%s): this process "
+                     "asks again before using the port; if this repeats, "
+                     "restart it",
                      (unsigned long long)m->addr, strerror(errno));
             reserve_again(m->addr, m->len);
             ok = false;
@@ -506,7 +512,8 @@ ask(void)
     if (syscall(SYS_connect, (int)s, &sa, sl) != 0) {
         BASE_WARN("share",
                   "memif maps: the port's first process does not "
-                  "answer (%s)",
+                  "answer (%s); asking again, nothing to do unless this "
+                  "repeats",
                   strerror(errno));
         syscall(SYS_close, (int)s);
         return false;
@@ -550,7 +557,7 @@ rt__mf_refresh(void)
         BASE_ERR("share",
                  "memif maps cannot be refreshed (%s): this process "
                  "stops using the port; its connections will time "
-                 "out",
+                 "out: restart it",
                  mf_bad ? "a map was not placed"
                         : "the port's first process is gone");
     }

@@ -95,7 +95,9 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         if (!steered) {
             BASE_WARN("start",
                       "XDP steering program unavailable (%s): DPDK's default "
-                      "program takes every frame of %s's queue from the kernel",
+                      "program takes every frame of %s's queue from the "
+                      "kernel; ACCEL_LOG_LEVEL=info shows why: fix that, or "
+                      "set ACCEL_XDP_STEER=0 to choose DPDK's program",
                       strerror(-rc), base_cfg.iface);
         }
     } else if (driver == BASE_DRIVER_AF_XDP && !rt__broker_active) {
@@ -158,7 +160,8 @@ try_driver_once(int driver, uint32_t *csum, uint8_t mac[6])
         if (rc6 != 0)
             BASE_WARN("start",
                       "IPv6 steering on %s unavailable (%s): IPv6 frames "
-                      "stay with the kernel",
+                      "stay with the kernel; run as root, or unset ACCEL_IP6 "
+                      "if the stack need not serve IPv6",
                       base_cfg.iface, strerror(-rc6));
     }
     snprintf(rt__port.desc, sizeof(rt__port.desc), "%s on %s%s%s",
@@ -447,8 +450,10 @@ start_ip6(void)
     inet_ntop(AF_INET6, &base_cfg.ip6_addr, a, sizeof(a));
     inet_ntop(AF_INET6, &base_cfg.gw6_addr, g, sizeof(g));
     if (rc != 0)
-        BASE_ERR("start", "ACCEL_IP6=%s/%u: the stack refused it (%s)", a,
-                 base_cfg.ip6_prefix, strerror(-rc));
+        BASE_ERR("start",
+                 "ACCEL_IP6=%s/%u: the stack refused it (%s); give a global "
+                 "or unique local unicast address, or unset ACCEL_IP6",
+                 a, base_cfg.ip6_prefix, strerror(-rc));
     else
         BASE_INFO("stack", "netif ip6 %s/%u%s%s", a, base_cfg.ip6_prefix,
                   base_cfg.has_gw6 ? " gateway " : "",
@@ -502,7 +507,11 @@ start_stack(struct stk_netif_cfg *nc)
         rt__dp->stack_up();
     rt_unlock();
     if (rc != 0) {
-        BASE_ERR("start", "the stack did not start: %s", strerror(-rc));
+        BASE_ERR("start",
+                 "the stack did not start (%s): the program uses the "
+                 "kernel; fix the line above if there is one, else report "
+                 "this",
+                 strerror(-rc));
         return rc;
     }
     if (base_cfg.progress_usec > 0) {
@@ -746,6 +755,7 @@ rt_atfork_child(void)
     rt__block_atfork_child();
     rt__progress_atfork_child();
     base_clock_atfork_child();
+    base_log_atfork_child();
     pthread_mutex_init(&start_mu, NULL);
     base_sr_atfork_child(); /* the parent's region is the parent's */
     memset(&base_stats, 0, sizeof(base_stats));

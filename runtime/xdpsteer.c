@@ -54,7 +54,8 @@ rt__xdp_steer_open(const struct rt__xdpprog_cfg *c, char *path, size_t pathsz)
     memcpy(buf, rt__xdp_steer_obj, n);
     if (rt__xdpprog_patch(buf, n, c) != 0) {
         BASE_ERR("port", "the embedded XDP program has no unique constant "
-                         "placeholders (a build problem)");
+                         "placeholders (a build problem): rebuild accel "
+                         "from a clean build directory");
         goto out;
     }
     fd = memfd_create("accel-xdp-steer", MFD_CLOEXEC);

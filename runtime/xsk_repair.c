@@ -166,7 +166,8 @@ rt__xsk_repair(uint16_t q)
     BASE_WARN("port",
               "%s queue %u: a process died in the middle of a burst; af_xdp "
               "rings back in step (rx: %u frames to read again, tx: %u "
-              "unsent descriptors dropped, fill: %u, completion: %u)",
+              "unsent descriptors dropped, fill: %u, completion: %u): "
+              "repaired, nothing to do",
               rt__port.desc, q, n.rx, n.tx, n.fill, n.comp);
     return total;
 }

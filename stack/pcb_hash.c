@@ -194,7 +194,9 @@ fail_over(void)
     ph.count = 0;
     ph.failed = true;
     BASE_ERR("stack", "pcb_hash: out of memory growing the connection table; "
-                      "TCP input walks lwIP's lists from now on");
+                      "TCP input walks lwIP's lists from now on (slower with "
+                      "many connections): free memory and restart the "
+                      "program to get the table back");
 }
 
 void

@@ -178,7 +178,9 @@ set_congestion(struct stk_sock *s, const void *val, socklen_t len)
             BASE_WARN(
                 "tcp",
                 "TCP_CONGESTION \"%s\" is not implemented by accel: "
-                "connections keep %s (accel has cubic, reno and bbr)",
+                "connections keep %s (accel has cubic, reno and bbr); "
+                "nothing to do unless the program needs that one: then run "
+                "it without accel",
                 name,
                 stk_tcp_cc_name(s->cc >= 0 ? s->cc : stk_tcp_cc_default()));
         }

@@ -756,8 +756,9 @@ stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg)
     if (!stk__rtx_push(x, seg, seq, end, xmit_stamp(x, now))) {
         /* Out of memory for the queue: the connection cannot recover
          * losses any more; lwIP ends it at its next tick (ETIMEDOUT). */
-        BASE_ERR("tcp", "no memory for a retransmission queue entry: "
-                        "connection ended");
+        BASE_ERR("tcp", "no memory for a retransmission queue entry: the "
+                        "connection is ended (ETIMEDOUT); the process is out "
+                        "of memory, free some or lower its load");
         pcb->nrtx = TCP_MAXRTX;
         return;
     }

@@ -142,7 +142,10 @@ void
 stk_lwip_assert(const char *msg, const char *file, int line)
 {
     assert_count++;
-    BASE_ERR("lwip", "assertion \"%s\" failed at %s:%d", msg, file, line);
+    BASE_ERR("lwip",
+             "assertion \"%s\" failed at %s:%d: a bug in accel or lwIP; "
+             "please report it with this line",
+             msg, file, line);
 #ifndef NDEBUG
     abort();
 #endif
