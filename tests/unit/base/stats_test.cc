@@ -65,8 +65,7 @@ TEST(Stats, SummaryIsShort)
     BASE_STAT_ADD(rx_drop_csum, 2);
     base_stats_dump();
     s = slurp(t.path());
-    EXPECT_NE(s.find(pre + "drops: rx_drop_csum 2\n"), std::string::npos)
-        << s;
+    EXPECT_NE(s.find(pre + "drops: rx_drop_csum 2\n"), std::string::npos) << s;
     EXPECT_NE(s.find("ACCEL_STATS=2"), std::string::npos) << s;
 
     base_cfg.stats = saved;
