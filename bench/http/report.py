@@ -35,17 +35,21 @@ TOPOLOGIES, KERNEL_DESC = series_desc("wrk", "nginx")
 TOPOLOGIES.insert(1, ("A", "accel_as", "kernel wrk in netns accel-k -> nginx under accel-run in "
                       "netns accel-a (af_xdp on the veth), the stack sharing the kernel's "
                       "address: 10.200.0.2/24 on the veth, ACCEL_IP unset"))
+TOPOLOGIES.append(("B", "accel_bq", "wrk under accel-run -> nginx under accel-run, both in "
+                   "netns accel-m, over memif, with ACCEL_STATS_LIVE=0 at both ends (nothing "
+                   "published for accel-stat)"))
 TOPOLOGIES.append(("B", "accel_b6", "wrk under accel-run -> nginx under accel-run, both in "
                    "netns accel-m, over memif, over IPv6: nginx `listen [fd00:201::1]:80`, wrk "
                    "to `http://[fd00:201::1]/`, both ends with ACCEL_IP6 (fd00:201::1/64 and "
                    "fd00:201::2/64) besides ACCEL_IP"))
 # What a series is compared with (the kernel unless named here), and its
 # name in the tables.
-BASELINE = {"accel_b6": "accel_b", "accel_as": "accel_a"}
+BASELINE = {"accel_b6": "accel_b", "accel_as": "accel_a", "accel_bq": "accel_b"}
 SIDE = {KERNEL: "kernel", "accel_a": "accel", "accel_b": "accel", "accel_b6": "accel IPv6",
-        "accel_as": "accel shared"}
+        "accel_as": "accel shared", "accel_bq": "accel quiet"}
 # What a series with a baseline of its own is called in its section and plot.
-VARIANT = {"accel_b6": " over IPv6", "accel_as": " with a shared address"}
+VARIANT = {"accel_b6": " over IPv6", "accel_as": " with a shared address",
+           "accel_bq": " without the live state region"}
 # topology, target text, series, (conns, keepalive), metric, op, bound
 TARGETS = [
     ("B", "req/s keep-alive c=32 >= 3x kernel", "accel_b", (32, True), "rps", ">=", 3.0),
@@ -57,6 +61,10 @@ TARGETS = [
      "accel_b6", (32, True), "rps", ">=", 0.95),
     ("A", "shared address: req/s keep-alive c=32 >= 0.95x an own address's (accel_as / "
      "accel_a)", "accel_as", (32, True), "rps", ">=", 0.95),
+    ("B", "live state costs under 2 %: req/s keep-alive c=32 without it <= 1.02x with it "
+     "(accel_bq / accel_b)", "accel_bq", (32, True), "rps", "<=", 1.02),
+    ("B", "live state costs under 2 %: p50 keep-alive c=32 without it >= 0.98x with it "
+     "(accel_bq / accel_b)", "accel_bq", (32, True), "p50_us", ">=", 0.98),
 ]
 METRICS = ("rps", "p50_us", "p99_us", "server_cpu_s_per_100k", "client_cpu_s_per_100k")
 
@@ -192,7 +200,7 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
           "B over IPv6 against B in the same round; for A with a shared address "
           "against A with the stack's own address, in the same round.", ""]
     if nr > 1:
-        L += ["%d rounds (kernel, A, A shared, B, B over IPv6, then again): each ratio is the median "
+        L += ["%d rounds (kernel, A, A shared, B, B quiet, B over IPv6, then again): each ratio is the median "
               "of the rounds' ratios, each round's accel against that round's kernel (or "
               "B)." % nr, "",
               "| topology | target | ratio (median) | per round | status |",
@@ -201,7 +209,7 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
             L.append("| %s | %s | %s | %s | %s |" % (
                 t["topology"], t["target"], fmt(t["ratio"], "%.2f"),
                 ", ".join(fmt(x, "%.2f") for x in t.get("per_round", [])), t["status"]))
-        for series in ("accel_b", "accel_b6"):
+        for series in ("accel_b", "accel_bq", "accel_b6"):
             if series in topo_series:
                 L += ["", placement_line(all_points or points, series,
                                          rounds_of(all_points or points)).replace(

@@ -17,6 +17,10 @@
 #     with A (an address of the stack's own): what the sharing costs.
 #   topology B (both ends accelerated): wrk under accel-run against nginx
 #     under accel-run, over memif, both in netns accel-m.
+#   topology B without the live state region (series accel_bq, right
+#     after B in every round): the same two ends with ACCEL_STATS_LIVE=0,
+#     so nothing is published for accel-stat; compared with B: what the
+#     live counters and snapshots cost (issue 23: under 2 %).
 #   topology B over IPv6 (series accel_b6, right after B in every round):
 #     the same, nginx `listen [fd00:201::1]:80` and wrk to
 #     http://[fd00:201::1]/, both ends with ACCEL_IP6 besides ACCEL_IP;
@@ -55,7 +59,7 @@
 #                     close point: a burst of N requests at once, beyond
 #                     what the port's rings hold
 #   --rounds N        run the series N times, one round after the other
-#                     (kernel, A, A shared, B, B over IPv6; kernel, A, ...): the tables show
+#                     (kernel, A, A shared, B, B quiet, B over IPv6; kernel, A, ...): the tables show
 #                     each point's median round, and each target the median
 #                     of its per-round ratios (each round's accel against
 #                     that round's kernel) with every round's ratio. This
@@ -196,9 +200,12 @@ server_start() {
             { slowwait 20 K curl -sf -m 2 -o /dev/null "http://$AIP/" ||
                 log "$name: no HTTP answer to curl yet; measuring anyway"; }
         ;;
-    accel_b | accel_b6)
+    accel_b | accel_b6 | accel_bq)
         if [[ $series == accel_b ]]; then
             nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=2 "${MEMIF_SERVER_ENV[@]}"
+        elif [[ $series == accel_bq ]]; then
+            nginx_start "$name" MX "$MIP_SRV:80" ACCEL_STATS=2 ACCEL_STATS_LIVE=0 \
+                "${MEMIF_SERVER_ENV[@]}"
         else
             nginx_start "$name" MX "[$MIP6_SRV]:80" ACCEL_STATS=2 "${MEMIF_SERVER_ENV[@]}" \
                 "ACCEL_IP6=$MIP6_SRV/64"
@@ -323,7 +330,8 @@ run_series() {
     CMODE=$2
     URL=$3
     CLIENT_ENV=("${@:4}")
-    [[ $series != accel_b6 && $series != accel_as ]] || points=("${POINTS_B6[@]}")
+    [[ $series != accel_b6 && $series != accel_as && $series != accel_bq ]] ||
+        points=("${POINTS_B6[@]}")
     server_start "$series"
     for p in "${points[@]}"; do
         note=""
@@ -374,6 +382,11 @@ for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
     # topology B: wrk and nginx both under accel-run over memif in accel-m
     [[ $TOPO == A ]] || run_series accel_b MX "http://$MIP_SRV/" ACCEL_STATS=2 \
         "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" "ACCEL_IP=$MIP_CLI/24"
+
+    # topology B with nothing published for accel-stat (both ends)
+    [[ $TOPO == A ]] || run_series accel_bq MX "http://$MIP_SRV/" ACCEL_STATS=2 \
+        ACCEL_STATS_LIVE=0 "ACCEL_VDEV=net_memif0,role=client,socket=$MEMIF_SOCK" \
+        "ACCEL_IP=$MIP_CLI/24"
 
     # topology B over IPv6: the same two ends, wrk to nginx's IPv6 address
     [[ $TOPO == A ]] || run_series accel_b6 MX "http://[$MIP6_SRV]/" ACCEL_STATS=2 \
