@@ -33,11 +33,13 @@
 #include "cfg.h"
 #include "clock.h"
 #include "log.h"
+#include "statreg_int.h"
 #include "stats.h"
 
 #define SR_SOCK_MAX 4096u
 #define SR_KERN_MAX 256u
 #define SR_INTERVAL_MS 250u
+#define SR_CAP_SIZE (4u << 20) /* the capture ring: 32 ms of 1 Gbit/s */
 #define SR_ALIGN(x) (((x) + 63u) & ~63u)
 
 _Static_assert(sizeof(struct base_sr_sock) == 128, "base_sr_sock layout");
@@ -64,6 +66,12 @@ static struct {
     char desc[160], iface[32], ip[64], ip6[64];
     int owner;
 } dp;
+
+struct base_sr_hdr *
+base_sr__hdr(void)
+{
+    return hdr;
+}
 
 void
 base_sr_path(int pid, char *buf, unsigned long n)
@@ -233,6 +241,7 @@ base_sr_ensure(void)
            SR_KERN_MAX * sizeof(struct base_sr_kern) +
            SR_SOCK_MAX * sizeof(struct base_sr_sock);
     size = (size + 4095) & ~(size_t)4095;
+    size += SR_CAP_SIZE;
     clean_stale();
     base_sr_path(pid, path, sizeof(path));
     fd = syscall(SYS_openat, AT_FDCWD, path,
@@ -293,6 +302,8 @@ base_sr_ensure(void)
     h->sock_max = SR_SOCK_MAX;
     h->sock_size = sizeof(struct base_sr_sock);
     h->snap_interval_ms = SR_INTERVAL_MS;
+    h->cap_off = (uint32_t)(size - SR_CAP_SIZE);
+    h->cap_size = SR_CAP_SIZE;
     write_datapath(h);
     /* The counters move in: from now on every increment lands here. */
     memcpy((char *)h + h->stats_off, &base_stats, sizeof(base_stats));
@@ -351,6 +362,7 @@ base_sr_tick(uint64_t now_ns, void (*lock)(void), void (*unlock)(void))
         if (hdr == NULL)
             return;
     }
+    base_sr__cap_tick(hdr, now_ns);
     if (now_ns - last_snap_ns < (uint64_t)SR_INTERVAL_MS * 1000000u)
         return;
     last_snap_ns = now_ns;
@@ -437,6 +449,7 @@ base_sr_atfork_child(void)
 {
     if (hdr == NULL)
         return;
+    base_sr__cap_stop();
     base_stats_place(NULL); /* back to private memory, values kept */
     syscall(SYS_munmap, hdr, (size_t)hdr->size);
     hdr = NULL;
@@ -451,6 +464,7 @@ base_sr_remove(void)
 
     if (hdr == NULL || hdr_pid != (int)syscall(SYS_getpid))
         return;
+    base_sr__cap_stop();
     atomic_store_explicit((_Atomic uint32_t *)&hdr->state, BASE_SR_EXITING,
                           memory_order_release);
     base_sr_path(hdr_pid, path, sizeof(path));

@@ -50,6 +50,21 @@ void base_sr_tick(uint64_t now_ns, void (*lock)(void), void (*unlock)(void));
 void base_sr_kernel_note(int fd, int why, const char *call,
                          const struct sockaddr *a, socklen_t len);
 
+/** Capture (accel-dump, statreg_cap.c): while base_sr_capturing, each
+ *  frame the stack receives or sends is reserved (NULL: no room, or the
+ *  capture ended; counted), its caplen bytes copied to base_sr_cap_data,
+ *  and committed with its drop mark (enum base_sr_cap_drop). Stack lock
+ *  held. */
+extern bool base_sr_capturing;
+struct base_sr_cap *base_sr_cap_reserve(uint8_t dir, uint32_t origlen,
+                                        uint32_t *caplen);
+void base_sr_cap_commit(struct base_sr_cap *r, uint8_t drop);
+static inline uint8_t *
+base_sr_cap_data(struct base_sr_cap *r)
+{
+    return (uint8_t *)(r + 1);
+}
+
 /** In a fork child, before anything else: the parent's region is the
  *  parent's; counters go back to private memory until the child's own
  *  region is made. */

@@ -90,6 +90,53 @@ struct base_sr_hdr {
      * shows a record while /proc/<pid>/fd/<fd> is still "socket:[inode]". */
     uint32_t kern_off, kern_max, kern_size, pad2;
     uint64_t kern_next; /* atomic */
+
+    /* Capture (accel-dump): while cap_on is set, every frame this
+     * process's stack receives or sends is copied into a ring of
+     * cap_size bytes at cap_off (a power of two), up to cap_snaplen bytes
+     * of each, as struct base_sr_cap records. One producer (the data
+     * path, under its stack lock) and one consumer (accel-dump): the
+     * producer writes records at cap_head and publishes cap_head
+     * (release); the consumer reads from cap_tail up to cap_head and
+     * publishes cap_tail. A record never straddles the end: where the
+     * next one would, the producer writes a BASE_SR_CAP_WRAP word and
+     * goes on at offset 0. A frame that does not fit is not copied and
+     * counted in cap_drops: the data path never waits. accel-dump sets
+     * cap_snaplen, then cap_on to its pid, and refreshes cap_alive_ns
+     * (CLOCK_MONOTONIC) at least every second; the data path notices
+     * cap_on within a snapshot interval and stops by itself when
+     * cap_alive_ns is more than 3 s old (accel-dump killed). */
+    uint32_t cap_off, cap_size;
+    uint32_t cap_on;      /* atomic: the capturing accel-dump's pid, or 0 */
+    uint32_t cap_snaplen; /* 0: whole frames */
+    uint64_t cap_head, cap_tail;    /* atomic, bytes ever written/read */
+    uint64_t cap_frames, cap_drops; /* atomic, copied / no room */
+    uint64_t cap_alive_ns;          /* atomic */
+};
+
+#define BASE_SR_CAP_WRAP                                                       \
+    0xffffffffu /* rec_len: the rest of the ring is                            \
+                   unused, go on at offset 0 */
+
+/* Capture record directions and drop marks. */
+enum base_sr_cap_dir {
+    BASE_SR_CAP_RX = 1,
+    BASE_SR_CAP_TX = 2,
+};
+enum base_sr_cap_drop {
+    BASE_SR_CAP_KEPT = 0,
+    BASE_SR_CAP_DROP_STACK = 1, /* the stack dropped it (rx_drop_stack) */
+    BASE_SR_CAP_DROP_NOBUF = 2, /* no stack memory for it (rx_drop_nobuf) */
+    BASE_SR_CAP_DROP_TXBUF = 3, /* no mbuf to send it (tx_drop_nombuf) */
+};
+
+/* One captured frame: the header, then caplen bytes, padded to 8. */
+struct base_sr_cap {
+    uint32_t rec_len; /* header + data, a multiple of 8 */
+    uint32_t caplen, origlen;
+    uint8_t dir, drop; /* enum base_sr_cap_dir, enum base_sr_cap_drop */
+    uint16_t pad;
+    uint64_t ts_ns; /* CLOCK_REALTIME */
 };
 
 /* The port (ethdev counters, mbuf pool use), as of snap_ns. */

@@ -42,6 +42,7 @@
 #include "netif/ethernet.h"
 
 #include "log.h"
+#include "statreg.h"
 #include "stats.h"
 #include "stk_hooks.h"
 #include "stk_priv.h"
@@ -56,6 +57,20 @@ static int ip6_plen;
 static ip6_addr_t gw6;
 static bool gw6_set;
 
+/* accel-dump: a copy of a frame sent (drop: it could not be). */
+static void
+capture_tx(struct pbuf *p, uint8_t drop)
+{
+    uint32_t cl;
+    struct base_sr_cap *r =
+        base_sr_cap_reserve(BASE_SR_CAP_TX, p->tot_len, &cl);
+
+    if (r == NULL)
+        return;
+    pbuf_copy_partial(p, base_sr_cap_data(r), (u16_t)cl, 0);
+    base_sr_cap_commit(r, drop);
+}
+
 static err_t
 link_output(struct netif *netif, struct pbuf *p)
 {
@@ -64,6 +79,8 @@ link_output(struct netif *netif, struct pbuf *p)
 
     (void)netif;
     buf = link_ops.tx_alloc(link_ops.ctx, p->tot_len, &handle);
+    if (__builtin_expect(base_sr_capturing, 0))
+        capture_tx(p, buf == NULL ? BASE_SR_CAP_DROP_TXBUF : BASE_SR_CAP_KEPT);
     if (buf == NULL)
         return ERR_OK; /* dropped like a full ring; counted by the port */
     pbuf_copy_partial(p, buf, p->tot_len, 0);
@@ -215,8 +232,38 @@ frame_len_ok(const uint8_t *f, uint16_t len)
     return true;
 }
 
+static void input(const void *frame, uint16_t len);
+
+/* accel-dump: a copy of every frame received, marked when the stack
+ * dropped it (the drop counters moved while it was handled). */
+static void
+input_captured(const void *frame, uint16_t len)
+{
+    uint64_t stack = base_stats.rx_drop_stack, nobuf = base_stats.rx_drop_nobuf;
+    uint32_t cl;
+    struct base_sr_cap *r = base_sr_cap_reserve(BASE_SR_CAP_RX, len, &cl);
+
+    if (r != NULL)
+        memcpy(base_sr_cap_data(r), frame, cl);
+    input(frame, len);
+    if (r != NULL)
+        base_sr_cap_commit(
+            r, base_stats.rx_drop_nobuf != nobuf   ? BASE_SR_CAP_DROP_NOBUF
+               : base_stats.rx_drop_stack != stack ? BASE_SR_CAP_DROP_STACK
+                                                   : BASE_SR_CAP_KEPT);
+}
+
 void
 stk_input(const void *frame, uint16_t len)
+{
+    if (__builtin_expect(base_sr_capturing, 0))
+        input_captured(frame, len);
+    else
+        input(frame, len);
+}
+
+static void
+input(const void *frame, uint16_t len)
 {
     struct pbuf *p;
 
