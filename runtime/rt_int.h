@@ -209,9 +209,6 @@ void rt__xdp_steer_leave(void);
 /** The program this process attached or adopted (prog_fd -1: none); its
  *  xsks_map gets the port's XSKs (broker_client.c's wrappers). */
 extern struct rt__xdpprog rt__xdp_prog;
-/** An fd of accel's program attached to iface, or -ENOENT (none, or
- *  another program), -ENODEV, -errno. */
-int rt__xdp_steer_prog_fd(const char *iface);
 
 /* ifacelock.c: one accel process (and its fork children) per interface:
  * 0, or -EBUSY when another process drives it (its pid in owner). */

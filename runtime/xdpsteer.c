@@ -76,8 +76,10 @@ out:
 }
 #endif
 
-int
-rt__xdp_steer_prog_fd(const char *iface)
+/* An fd of accel's program attached to iface, or -ENOENT (none, or
+ * another program), -ENODEV, -errno. */
+static int
+xdp_steer_prog_fd(const char *iface)
 {
     int ifindex = (int)if_nametoindex(iface), fd;
 
@@ -90,7 +92,7 @@ rt__xdp_steer_prog_fd(const char *iface)
 int
 rt__xdp_steer_map_fd(const char *iface, const char *name)
 {
-    int prog = rt__xdp_steer_prog_fd(iface), rc;
+    int prog = xdp_steer_prog_fd(iface), rc;
 
     if (prog < 0)
         return prog;
