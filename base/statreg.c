@@ -212,8 +212,10 @@ fail_once(const char *path, int err)
               path, strerror(err), BASE_SR_DIR);
 }
 
+static pthread_mutex_t make_mu = PTHREAD_MUTEX_INITIALIZER;
+
 void
-base_sr_ensure(void)
+base_sr_ensure(void (*lock)(void), void (*unlock)(void))
 {
     static bool atexit_done;
     size_t nstats = sizeof(struct base_counters) / sizeof(uint64_t);
@@ -230,6 +232,12 @@ base_sr_ensure(void)
         given_up = true;
         return;
     }
+    /* One maker at a time (two would truncate each other's file); the
+     * file is made without the stack lock, which only the switch of the
+     * counters needs. */
+    pthread_mutex_lock(&make_mu);
+    if ((hdr != NULL && hdr_pid == pid) || given_up)
+        goto out;
     nwhy = sizeof(why_texts) / sizeof(why_texts[0]);
     for (size_t i = 0; i < nstats; i++)
         names_len += strlen(base_stats_name(i)) + 1;
@@ -306,17 +314,20 @@ base_sr_ensure(void)
     h->cap_size = SR_CAP_SIZE;
     write_datapath(h);
     /* The counters move in: from now on every increment lands here. */
+    lock();
     memcpy((char *)h + h->stats_off, &base_stats, sizeof(base_stats));
     base_stats_place((struct base_counters *)((char *)h + h->stats_off));
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, BASE_SR_MAGIC,
                           memory_order_release);
     hdr = h;
     hdr_pid = pid;
+    unlock();
     if (!atexit_done) {
         atexit_done = true;
         atexit(remove_at_exit);
     }
 out:
+    pthread_mutex_unlock(&make_mu);
     errno = saved;
 }
 
@@ -356,9 +367,7 @@ base_sr_tick(uint64_t now_ns, void (*lock)(void), void (*unlock)(void))
     if (hdr == NULL || hdr_pid != (int)syscall(SYS_getpid)) {
         if (given_up)
             return;
-        lock();
-        base_sr_ensure();
-        unlock();
+        base_sr_ensure(lock, unlock);
         if (hdr == NULL)
             return;
     }
@@ -447,6 +456,7 @@ base_sr_kernel_note(int fd, int why, const char *call, const struct sockaddr *a,
 void
 base_sr_atfork_child(void)
 {
+    pthread_mutex_init(&make_mu, NULL);
     if (hdr == NULL)
         return;
     base_sr__cap_stop();

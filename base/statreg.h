@@ -28,10 +28,11 @@ typedef void (*base_sr_port_fn)(struct base_sr_port *p);
 typedef uint32_t (*base_sr_socks_fn)(struct base_sr_sock *out, uint32_t max,
                                      uint32_t *total);
 
-/** Make the region if there is none (or, in a fork child, its own). Call
- *  with the stack lock held: the counters move into it. Failures are
- *  logged once; the process goes on without a region. */
-void base_sr_ensure(void);
+/** Make the region if there is none (or, in a fork child, its own). The
+ *  counters move into it under lock (the stack lock, which every increment
+ *  holds): call without it. Failures are logged once; the process goes on
+ *  without a region. */
+void base_sr_ensure(void (*lock)(void), void (*unlock)(void));
 
 /** The data path's description for the header (state: base_sr_state). */
 void base_sr_set_datapath(uint32_t state, const char *desc, const char *iface,

@@ -68,7 +68,8 @@ pl_why_note(int fd, enum pl_why why, const char *call, const struct sockaddr *a,
 
     if ((unsigned)why >= PL_WHY_COUNT)
         return;
-    base_stats_register_exit(); /* also when nothing is accelerated */
+    base_stats_register_exit();         /* also when nothing is accelerated */
+    base_sr_ensure(rt_lock, rt_unlock); /* accel-stat --reasons lists it */
     rt_lock();
     switch (why) {
 #define PL_WHY(name, warns, text)                                              \
@@ -81,7 +82,6 @@ pl_why_note(int fd, enum pl_why why, const char *call, const struct sockaddr *a,
         break;
     }
     BASE_STAT_INC(sock_kernel);
-    base_sr_ensure(); /* accel-stat --reasons lists it */
     rt_unlock();
     base_sr_kernel_note(fd, (int)why, call, a, len);
     addr_text(a, len, at, sizeof(at));
