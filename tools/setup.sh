@@ -5,7 +5,7 @@
 #   1. Debian packages (the list is tools/debian-packages.txt)
 #   2. lwIP's source from Debian's source package (stack/fetch-lwip.sh)
 #   3. configure and build (cmake -G Ninja, RelWithDebInfo, in build/)
-#   4. install (cmake --install build: libaccel.so, accel-run, accel-lab)
+#   4. install (cmake --install build: libaccel.so, accel-run, accel-stat, accel-lab)
 #   5. hugepages reserved and hugetlbfs mounted (warns when unavailable);
 #      the group accel, /run/accel and the group's hugetlbfs for accel-broker
 #   6. the distro's nginx service stopped (apt starts it; port 80 stays free)

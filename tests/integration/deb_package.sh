@@ -51,11 +51,13 @@ check_eq "lintian E: lines" "$(grep -c '^E: ' "$T/deb/lintian.txt")" 0
 
 dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' >"$T/contents.txt"
 check_not "no file under /usr/local" grep -q '^/usr/local' "$T/contents.txt"
-for f in /usr/bin/accel-run "$PKG_LIB" /usr/sbin/accel-lab /usr/sbin/accel-impaird \
+for f in /usr/bin/accel-run /usr/bin/accel-stat "$PKG_LIB" \
+    /usr/sbin/accel-lab /usr/sbin/accel-impaird \
     /usr/sbin/accel-broker /usr/share/doc/accel/examples/accel-broker@.service \
     /usr/share/doc/accel/examples/accel-prepare@.service \
     /etc/accel/rules.conf /usr/share/accel/profiles/latency.conf \
-    /usr/share/man/man1/accel-run.1.gz /usr/share/man/man7/accel.7.gz \
+    /usr/share/man/man1/accel-run.1.gz /usr/share/man/man1/accel-stat.1.gz \
+    /usr/share/man/man7/accel.7.gz \
     /usr/share/man/man8/accel-lab.8.gz /usr/share/man/man8/accel-broker.8.gz \
     /usr/share/doc/accel/examples/accel-override.conf; do
     check "package has $f" grep -qx "$f" "$T/contents.txt"
@@ -71,6 +73,7 @@ check_eq "dpkg -i $(basename "$DEB")" "$rc" 0
 ((rc == 0)) || fail "not installed: $(tail -n 5 "$T/dpkg.log" | tr '\n' ' ')"
 
 check "/usr/bin/accel-run --help" /usr/bin/accel-run --help
+check "/usr/bin/accel-stat --help" /usr/bin/accel-stat --help
 env -u ACCEL_LIBRARY /usr/bin/accel-run --explain true >"$T/explain.out" 2>&1
 check "accel-run preloads the packaged library" grep -qx "library: $PKG_LIB" "$T/explain.out"
 check "accel-run finds the packaged profiles" \
@@ -83,7 +86,7 @@ check_eq "accel.7 documents every option of base/cfg_options.def" \
     "$(zcat /usr/share/man/man7/accel.7.gz | awk 'p == ".TP" && /^\.B ACCEL_/ { n++ } { p = $0 } END { print n + 0 }')" \
     "$(grep -c '^BASE_OPT(ACCEL_' "$REPO/base/cfg_options.def")"
 if command -v man >/dev/null; then
-    for page in man1/accel-run.1 man7/accel.7 man8/accel-lab.8; do
+    for page in man1/accel-run.1 man1/accel-stat.1 man7/accel.7 man8/accel-lab.8; do
         LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z \
             "/usr/share/man/$page.gz" 2>"$T/man.err" >/dev/null
         check_eq "man --warnings $page: no warning" "$(cat "$T/man.err")" ""
