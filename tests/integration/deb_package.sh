@@ -5,9 +5,10 @@
 # error. Then the package is installed with dpkg -i, and checked: its files
 # are under /usr, /etc and /usr/lib/<multiarch>/accel (nothing under
 # /usr/local), /etc/accel/rules.conf is a conffile, /usr/bin/accel-run
-# preloads the packaged library and finds the packaged profiles, the man
-# pages and the systemd drop-in example are installed, and tools/demo.sh
-# serves nginx through /usr/bin/accel-run and the packaged accel-lab. Last,
+# preloads the packaged library and finds the packaged profiles,
+# /usr/bin/accel-dump runs, the man pages and the systemd drop-in example
+# are installed, and tools/demo.sh serves nginx through /usr/bin/accel-run
+# and the packaged accel-lab. Last,
 # dpkg --purge removes it all and /usr/local's install (tools/setup.sh's)
 # still works. Skipped when a package named accel is already installed
 # (it would be replaced and then removed); fails when /etc/accel/rules.conf
@@ -51,12 +52,13 @@ check_eq "lintian E: lines" "$(grep -c '^E: ' "$T/deb/lintian.txt")" 0
 
 dpkg-deb -c "$DEB" | awk '{print $6}' | sed 's|^\./|/|' >"$T/contents.txt"
 check_not "no file under /usr/local" grep -q '^/usr/local' "$T/contents.txt"
-for f in /usr/bin/accel-run /usr/bin/accel-stat "$PKG_LIB" \
+for f in /usr/bin/accel-run /usr/bin/accel-stat /usr/bin/accel-dump "$PKG_LIB" \
     /usr/sbin/accel-lab /usr/sbin/accel-impaird \
     /usr/sbin/accel-broker /usr/share/doc/accel/examples/accel-broker@.service \
     /usr/share/doc/accel/examples/accel-prepare@.service \
     /etc/accel/rules.conf /usr/share/accel/profiles/latency.conf \
     /usr/share/man/man1/accel-run.1.gz /usr/share/man/man1/accel-stat.1.gz \
+    /usr/share/man/man1/accel-dump.1.gz \
     /usr/share/man/man7/accel.7.gz \
     /usr/share/man/man8/accel-lab.8.gz /usr/share/man/man8/accel-broker.8.gz \
     /usr/share/doc/accel/examples/accel-override.conf; do
@@ -74,6 +76,7 @@ check_eq "dpkg -i $(basename "$DEB")" "$rc" 0
 
 check "/usr/bin/accel-run --help" /usr/bin/accel-run --help
 check "/usr/bin/accel-stat --help" /usr/bin/accel-stat --help
+check "/usr/bin/accel-dump --help" /usr/bin/accel-dump --help
 env -u ACCEL_LIBRARY /usr/bin/accel-run --explain true >"$T/explain.out" 2>&1
 check "accel-run preloads the packaged library" grep -qx "library: $PKG_LIB" "$T/explain.out"
 check "accel-run finds the packaged profiles" \
@@ -86,7 +89,7 @@ check_eq "accel.7 documents every option of base/cfg_options.def" \
     "$(zcat /usr/share/man/man7/accel.7.gz | awk 'p == ".TP" && /^\.B ACCEL_/ { n++ } { p = $0 } END { print n + 0 }')" \
     "$(grep -c '^BASE_OPT(ACCEL_' "$REPO/base/cfg_options.def")"
 if command -v man >/dev/null; then
-    for page in man1/accel-run.1 man1/accel-stat.1 man7/accel.7 man8/accel-lab.8; do
+    for page in man1/accel-run.1 man1/accel-stat.1 man1/accel-dump.1 man7/accel.7 man8/accel-lab.8; do
         LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l -Tutf8 -Z \
             "/usr/share/man/$page.gz" 2>"$T/man.err" >/dev/null
         check_eq "man --warnings $page: no warning" "$(cat "$T/man.err")" ""
