@@ -54,23 +54,34 @@ static const char *const why_texts[] = {
 #undef PL_WHY
 };
 
-static struct base_sr_hdr *hdr; /* NULL: no region (yet) */
+/* This process's region (NULL: none yet), published with release after
+ * hdr_pid; read through mine(). */
+static _Atomic(struct base_sr_hdr *) hdr;
 static int hdr_pid;
 static bool failed_logged;
-static bool given_up; /* off (ACCEL_STATS_LIVE=0), or could not be made */
+static atomic_bool given_up; /* off (ACCEL_STATS_LIVE=0), or not made */
 static uint64_t last_snap_ns;
-static base_sr_port_fn port_fn;
-static base_sr_socks_fn socks_fn;
+static _Atomic(base_sr_port_fn) port_fn; /* set at start, read by the tick */
+static _Atomic(base_sr_socks_fn) socks_fn;
 static struct {
     uint32_t state;
     char desc[160], iface[32], ip[64], ip6[64];
     int owner;
 } dp;
 
+/* The region, if it is this process's (a fork child's is made anew). */
+static struct base_sr_hdr *
+mine(void)
+{
+    struct base_sr_hdr *h = atomic_load_explicit(&hdr, memory_order_acquire);
+
+    return h != NULL && hdr_pid == (int)syscall(SYS_getpid) ? h : NULL;
+}
+
 struct base_sr_hdr *
 base_sr__hdr(void)
 {
-    return hdr;
+    return atomic_load_explicit(&hdr, memory_order_relaxed);
 }
 
 void
@@ -202,7 +213,7 @@ remove_at_exit(void)
 static void
 fail_once(const char *path, int err)
 {
-    given_up = true;
+    atomic_store(&given_up, true);
     if (failed_logged)
         return;
     failed_logged = true;
@@ -226,17 +237,18 @@ base_sr_ensure(void (*lock)(void), void (*unlock)(void))
     long fd;
     int saved = errno, pid = (int)syscall(SYS_getpid);
 
-    if (hdr != NULL && hdr_pid == pid)
+    if (mine() != NULL)
         return;
-    if (given_up || base_cfg_load() != 0 || !base_cfg.stats_live) {
-        given_up = true;
+    if (atomic_load(&given_up) || base_cfg_load() != 0 ||
+        !base_cfg.stats_live) {
+        atomic_store(&given_up, true);
         return;
     }
     /* One maker at a time (two would truncate each other's file); the
      * file is made without the stack lock, which only the switch of the
      * counters needs. */
     pthread_mutex_lock(&make_mu);
-    if ((hdr != NULL && hdr_pid == pid) || given_up)
+    if (mine() != NULL || atomic_load(&given_up))
         goto out;
     nwhy = sizeof(why_texts) / sizeof(why_texts[0]);
     for (size_t i = 0; i < nstats; i++)
@@ -319,8 +331,8 @@ base_sr_ensure(void (*lock)(void), void (*unlock)(void))
     base_stats_place((struct base_counters *)((char *)h + h->stats_off));
     atomic_store_explicit((_Atomic uint64_t *)&h->magic, BASE_SR_MAGIC,
                           memory_order_release);
-    hdr = h;
     hdr_pid = pid;
+    atomic_store_explicit(&hdr, h, memory_order_release);
     unlock();
     if (!atexit_done) {
         atexit_done = true;
@@ -335,67 +347,74 @@ void
 base_sr_set_datapath(uint32_t state, const char *desc, const char *iface,
                      const char *ip, const char *ip6, int owner_pid)
 {
+    struct base_sr_hdr *h;
+
+    pthread_mutex_lock(&make_mu); /* ensure() copies dp */
     dp.state = state;
     snprintf(dp.desc, sizeof(dp.desc), "%s", desc != NULL ? desc : "");
     snprintf(dp.iface, sizeof(dp.iface), "%s", iface != NULL ? iface : "");
     snprintf(dp.ip, sizeof(dp.ip), "%s", ip != NULL ? ip : "");
     snprintf(dp.ip6, sizeof(dp.ip6), "%s", ip6 != NULL ? ip6 : "");
     dp.owner = owner_pid;
-    if (hdr != NULL && hdr_pid == (int)syscall(SYS_getpid))
-        write_datapath(hdr);
+    h = mine();
+    if (h != NULL)
+        write_datapath(h);
+    pthread_mutex_unlock(&make_mu);
 }
 
 void
 base_sr_set_port_fn(base_sr_port_fn fn)
 {
-    port_fn = fn;
+    atomic_store(&port_fn, fn);
 }
 
 void
 base_sr_set_socks_fn(base_sr_socks_fn fn)
 {
-    socks_fn = fn;
+    atomic_store(&socks_fn, fn);
 }
 
 void
 base_sr_tick(uint64_t now_ns, void (*lock)(void), void (*unlock)(void))
 {
+    struct base_sr_hdr *h = mine();
+    base_sr_port_fn pf = atomic_load(&port_fn);
+    base_sr_socks_fn sf = atomic_load(&socks_fn);
     _Atomic uint32_t *seq;
     struct base_sr_port port;
     uint64_t want;
 
-    if (hdr == NULL || hdr_pid != (int)syscall(SYS_getpid)) {
-        if (given_up)
+    if (h == NULL) {
+        if (atomic_load(&given_up))
             return;
         base_sr_ensure(lock, unlock);
-        if (hdr == NULL)
+        h = mine();
+        if (h == NULL)
             return;
     }
-    base_sr__cap_tick(hdr, now_ns);
     if (now_ns - last_snap_ns < (uint64_t)SR_INTERVAL_MS * 1000000u)
         return;
     last_snap_ns = now_ns;
-    seq = (_Atomic uint32_t *)&hdr->snap_seq;
-    if (port_fn != NULL) {
-        memset(&port, 0, sizeof(port));
-        lock();
-        port_fn(&port);
-        unlock();
-    }
+    seq = (_Atomic uint32_t *)&h->snap_seq;
+    memset(&port, 0, sizeof(port));
+    lock();
+    base_sr__cap_tick(h, now_ns); /* the capture's state is the stack's */
+    if (pf != NULL)
+        pf(&port);
+    unlock();
     atomic_fetch_add_explicit(seq, 1, memory_order_acq_rel); /* odd */
-    if (port_fn != NULL)
-        memcpy((char *)hdr + hdr->port_off, &port, sizeof(port));
-    want = atomic_load_explicit((_Atomic uint64_t *)&hdr->want_socks_until_ns,
+    if (pf != NULL)
+        memcpy((char *)h + h->port_off, &port, sizeof(port));
+    want = atomic_load_explicit((_Atomic uint64_t *)&h->want_socks_until_ns,
                                 memory_order_relaxed);
-    if (socks_fn != NULL && want > now_ns) {
+    if (sf != NULL && want > now_ns) {
         uint32_t total = 0;
 
-        hdr->nsocks =
-            socks_fn((struct base_sr_sock *)((char *)hdr + hdr->sock_off),
-                     hdr->sock_max, &total);
-        hdr->socks_total = total;
+        h->nsocks = sf((struct base_sr_sock *)((char *)h + h->sock_off),
+                       h->sock_max, &total);
+        h->socks_total = total;
     }
-    hdr->snap_ns = now_ns;
+    h->snap_ns = now_ns;
     atomic_fetch_add_explicit(seq, 1, memory_order_release); /* even */
 }
 
@@ -403,6 +422,7 @@ void
 base_sr_kernel_note(int fd, int why, const char *call, const struct sockaddr *a,
                     socklen_t len)
 {
+    struct base_sr_hdr *hdr_ = mine();
     int family = 0, proto = 0;
     socklen_t ol = sizeof(int);
     struct base_sr_kern *r;
@@ -413,12 +433,12 @@ base_sr_kernel_note(int fd, int why, const char *call, const struct sockaddr *a,
     uint32_t s;
     int saved = errno;
 
-    if (hdr == NULL || hdr_pid != (int)syscall(SYS_getpid))
+    if (hdr_ == NULL)
         return;
-    i = atomic_fetch_add_explicit((_Atomic uint64_t *)&hdr->kern_next, 1,
+    i = atomic_fetch_add_explicit((_Atomic uint64_t *)&hdr_->kern_next, 1,
                                   memory_order_relaxed);
-    r = (struct base_sr_kern *)((char *)hdr + hdr->kern_off) +
-        (i % hdr->kern_max);
+    r = (struct base_sr_kern *)((char *)hdr_ + hdr_->kern_off) +
+        (i % hdr_->kern_max);
     seq = (_Atomic uint32_t *)&r->seq;
     s = atomic_load_explicit(seq, memory_order_relaxed);
     atomic_store_explicit(seq, s | 1u, memory_order_relaxed);
@@ -456,26 +476,29 @@ base_sr_kernel_note(int fd, int why, const char *call, const struct sockaddr *a,
 void
 base_sr_atfork_child(void)
 {
+    struct base_sr_hdr *h = atomic_load(&hdr);
+
     pthread_mutex_init(&make_mu, NULL);
-    if (hdr == NULL)
+    if (h == NULL)
         return;
     base_sr__cap_stop();
     base_stats_place(NULL); /* back to private memory, values kept */
-    syscall(SYS_munmap, hdr, (size_t)hdr->size);
-    hdr = NULL;
+    syscall(SYS_munmap, h, (size_t)h->size);
+    atomic_store(&hdr, NULL);
     last_snap_ns = 0;
 }
 
 void
 base_sr_remove(void)
 {
+    struct base_sr_hdr *h = mine();
     char path[64];
     int saved = errno;
 
-    if (hdr == NULL || hdr_pid != (int)syscall(SYS_getpid))
+    if (h == NULL)
         return;
     base_sr__cap_stop();
-    atomic_store_explicit((_Atomic uint32_t *)&hdr->state, BASE_SR_EXITING,
+    atomic_store_explicit((_Atomic uint32_t *)&h->state, BASE_SR_EXITING,
                           memory_order_release);
     base_sr_path(hdr_pid, path, sizeof(path));
     syscall(SYS_unlink, path);

@@ -11,6 +11,7 @@
 #ifndef ACCEL_BASE_STATREG_H
 #define ACCEL_BASE_STATREG_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -56,7 +57,7 @@ void base_sr_kernel_note(int fd, int why, const char *call,
  *  capture ended; counted), its caplen bytes copied to base_sr_cap_data,
  *  and committed with its drop mark (enum base_sr_cap_drop). Stack lock
  *  held. */
-extern bool base_sr_capturing;
+extern _Atomic bool base_sr_capturing;
 struct base_sr_cap *base_sr_cap_reserve(uint8_t dir, uint32_t origlen,
                                         uint32_t *caplen);
 void base_sr_cap_commit(struct base_sr_cap *r, uint8_t drop);

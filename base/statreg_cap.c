@@ -19,7 +19,7 @@
 #include "statreg.h"
 #include "statreg_int.h"
 
-bool base_sr_capturing;
+_Atomic bool base_sr_capturing;
 
 static uint32_t snaplen;
 static uint64_t head;        /* bytes reserved so far (producer's own) */
@@ -50,19 +50,21 @@ base_sr__cap_tick(struct base_sr_hdr *h, uint64_t now_ns)
     realtime_off =
         (int64_t)((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) -
         (int64_t)now_ns;
-    if (on != 0 && !base_sr_capturing && depth == 0) {
+    if (on != 0 &&
+        !atomic_load_explicit(&base_sr_capturing, memory_order_relaxed) &&
+        depth == 0) {
         snaplen = h->cap_snaplen;
         head = atomic_load_explicit(a64(&h->cap_head), memory_order_relaxed);
-        base_sr_capturing = true;
+        atomic_store_explicit(&base_sr_capturing, true, memory_order_relaxed);
     } else if (on == 0) {
-        base_sr_capturing = false;
+        atomic_store_explicit(&base_sr_capturing, false, memory_order_relaxed);
     }
 }
 
 void
 base_sr__cap_stop(void)
 {
-    base_sr_capturing = false;
+    atomic_store_explicit(&base_sr_capturing, false, memory_order_relaxed);
     depth = 0;
 }
 

@@ -79,7 +79,8 @@ link_output(struct netif *netif, struct pbuf *p)
 
     (void)netif;
     buf = link_ops.tx_alloc(link_ops.ctx, p->tot_len, &handle);
-    if (__builtin_expect(base_sr_capturing, 0))
+    if (__builtin_expect(
+            atomic_load_explicit(&base_sr_capturing, memory_order_relaxed), 0))
         capture_tx(p, buf == NULL ? BASE_SR_CAP_DROP_TXBUF : BASE_SR_CAP_KEPT);
     if (buf == NULL)
         return ERR_OK; /* dropped like a full ring; counted by the port */
@@ -256,7 +257,8 @@ input_captured(const void *frame, uint16_t len)
 void
 stk_input(const void *frame, uint16_t len)
 {
-    if (__builtin_expect(base_sr_capturing, 0))
+    if (__builtin_expect(
+            atomic_load_explicit(&base_sr_capturing, memory_order_relaxed), 0))
         input_captured(frame, len);
     else
         input(frame, len);
