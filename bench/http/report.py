@@ -89,10 +89,14 @@ def baseline(series):
     return BASELINE.get(series, KERNEL)
 
 
+# A baseline's name next to the series compared with it.
+RIVAL_NAME = {"accel_b": "accel IPv4", "accel_a": "accel own address"}
+
+
 def side_name(series, base):
     """A series' name in a table comparing it with base."""
     if base in BASELINE.values() and series == base:
-        return "accel IPv4" if base == "accel_b" else "accel own address"
+        return RIVAL_NAME.get(base, "accel")
     return SIDE[series]
 
 
@@ -280,6 +284,7 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
         base = baseline(series)
         L += ["## %s" % section_name(topo, series), "", desc + ", against %s." % (
             "the kernel baseline" if base == KERNEL else
+            "topology B (live state on) of the same round" if series == "accel_bq" else
             "topology B (IPv4) of the same round" if base == "accel_b" else
             "topology A with the stack's own address, of the same round") + (
             " Each row is the point's median round (by req/s); *rounds* lists every "
@@ -311,7 +316,8 @@ def write_md(path, meta, points, rat, tg, stats, topo_series, all_points=None):
               "(one wrk thread on its own CPU). Near 100 %, the point measures the client as "
               "much as the server: a faster server cannot raise its req/s.",
               "", "Ratios %s:" % ("accel / kernel" if base == KERNEL else
-                                  "IPv6 / IPv4" if base == "accel_b" else
+                                  "without / with the live state" if series == "accel_bq"
+                                  else "IPv6 / IPv4" if base == "accel_b" else
                                   "shared address / own address"), "",
               "| point | req/s | p50 | p99 | server CPU / 100k | client CPU / 100k |",
               "|---|---:|---:|---:|---:|---:|"]
