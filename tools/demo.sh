@@ -139,6 +139,9 @@ echo "== accelerated nginx ($IF_A has no kernel IP: only the userspace stack can
 start_nginx "$W/accel.err" env -u ACCEL_LAB_TAG $ACCEL_ENV ACCEL_STATS=1 "$ACCEL_RUN" ||
     die "accelerated nginx did not start"
 bench accel
+# What accel-stat (installed next to accel-run) shows while nginx runs.
+STAT=$(dirname "$(command -v "$ACCEL_RUN")")/accel-stat
+[[ -x $STAT ]] && "$STAT" >"$W/stat.txt" 2>&1
 stop_nginx
 
 # wrk's numbers: req/s, and p50/p99 converted to microseconds.
@@ -169,6 +172,12 @@ for url in "${URLS[@]}"; do
         [[ -z $e ]] || echo "  note: $m run: $e"
     done
 done
+
+if [[ -s $W/stat.txt ]]; then
+    echo
+    echo "== accel-stat while the accelerated nginx ran (accel-stat PID, -t, -w 1: more)"
+    sed 's/^/  /' "$W/stat.txt"
+fi
 
 echo
 echo "== evidence of the bypass: the accelerated nginx's ACCEL_STATS=1 summary"
