@@ -128,6 +128,9 @@ enum base_sr_cap_drop {
     BASE_SR_CAP_DROP_STACK = 1, /* the stack dropped it (rx_drop_stack) */
     BASE_SR_CAP_DROP_NOBUF = 2, /* no stack memory for it (rx_drop_nobuf) */
     BASE_SR_CAP_DROP_TXBUF = 3, /* no mbuf to send it (tx_drop_nombuf) */
+    BASE_SR_CAP_DROP_PORT = 4,  /* before the stack: the port flagged a bad
+                                   checksum, or a chained mbuf
+                                   (rx_drop_stack) */
 };
 
 /* One captured frame: the header, then caplen bytes, padded to 8. */

@@ -20,6 +20,7 @@
 #include "impair.h"
 #include "rt.h"
 #include "rt_int.h"
+#include "statreg.h"
 #include "stats.h"
 #include "stk.h"
 
@@ -204,6 +205,23 @@ rt__poll_joined(void)
     return n;
 }
 
+/* accel-dump: a frame dropped before the stack, marked. */
+static void
+capture_dropped(const struct rte_mbuf *m)
+{
+    uint32_t cl;
+    struct base_sr_cap *r =
+        base_sr_cap_reserve(BASE_SR_CAP_RX, m->pkt_len, &cl);
+
+    if (r == NULL)
+        return;
+    if (cl > m->data_len)
+        cl = m->data_len; /* the first segment only */
+    r->caplen = cl;
+    memcpy(base_sr_cap_data(r), rte_pktmbuf_mtod(m, const void *), cl);
+    base_sr_cap_commit(r, BASE_SR_CAP_DROP_PORT);
+}
+
 /* One rx burst (a burst from each queue in turn when one process polls
  * several), input into the stack: how many frames it took. */
 static uint16_t
@@ -230,9 +248,11 @@ rx_burst_input(uint64_t *bytes)
             (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
                 RTE_MBUF_F_RX_IP_CKSUM_BAD ||
             (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
-                RTE_MBUF_F_RX_L4_CKSUM_BAD)
+                RTE_MBUF_F_RX_L4_CKSUM_BAD) {
             BASE_STAT_INC(rx_drop_stack);
-        else
+            if (atomic_load_explicit(&base_sr_capturing, memory_order_relaxed))
+                capture_dropped(m);
+        } else
             stk_input(rte_pktmbuf_mtod(m, const void *), m->data_len);
         rt__mbuf_recycle(m);
     }

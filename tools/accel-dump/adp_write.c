@@ -134,6 +134,9 @@ adp_drop_text(uint8_t drop)
         return "dropped: no stack memory (rx_drop_nobuf)";
     case BASE_SR_CAP_DROP_TXBUF:
         return "dropped: no mbuf to send it (tx_drop_nombuf)";
+    case BASE_SR_CAP_DROP_PORT:
+        return "dropped before the stack: the port flagged a bad checksum, "
+               "or a chained mbuf (rx_drop_stack)";
     default:
         return "dropped (a reason this accel-dump does not know)";
     }
