@@ -186,6 +186,22 @@ try_iface_driver(int driver, uint32_t *csum, uint8_t mac[6], bool quiet)
     if (quiet && base_log_level < BASE_LOG_INFO)
         rte_log_set_global_level(RTE_LOG_CRIT);
     rc = try_driver_once(driver, csum, mac);
+    /* The kernel releases a closed XSK's hold on its queue from a work
+     * queue: a process started right after another one on the interface
+     * exited (a service restart) can find the queue still taken and its
+     * XSK refused (EINVAL or EBUSY) for some milliseconds. */
+    for (int i = 0; i < 10 && driver == BASE_DRIVER_AF_XDP &&
+                    (rc == -EINVAL || rc == -EBUSY);
+         i++) {
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 20000000};
+
+        BASE_INFO("start",
+                  "%s: the AF_XDP socket was refused (%s), maybe an exited "
+                  "process's is still being released: again in 20 ms",
+                  base_cfg.iface, strerror(-rc));
+        nanosleep(&ts, NULL);
+        rc = try_driver_once(driver, csum, mac);
+    }
     rte_log_set_global_level(dpdk_level);
     rt__port_fail_level = BASE_LOG_ERROR;
     return rc;
