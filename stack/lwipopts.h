@@ -223,6 +223,16 @@ unsigned short stk_chksum(const void *data, int len);
 #define LWIP_HOOK_TCP_OOSEQ_DEL(seg) stk_tcp_ooseq_del(seg)
 #define LWIP_HOOK_TCP_OOSEQ_DROPPED(pcb, seg)                                  \
     stk_tcp_ooseq_dropped((pcb), (seg))
+/* Every segment of a connection is checked before lwIP's state machine
+ * (patch 0030, stack/tcp_validate.c): RFC 5961 challenge ACKs with
+ * Linux's per-connection rate limit, ACK validation, RFC 7323 PAWS. */
+#define LWIP_TCP_VALIDATE_PASS 0
+#define LWIP_TCP_VALIDATE_DROP 1
+#define LWIP_TCP_VALIDATE_DROP_ACK 2
+#define LWIP_HOOK_TCP_INPUT_VALIDATE(pcb, hdr, optlen, opt1len, opt2, seqno,   \
+                                     ackno, flags, tcplen)                     \
+    stk_tcp_validate((pcb), (hdr), (optlen), (opt1len), (opt2), (seqno),       \
+                     (ackno), (flags), (tcplen))
 /* Out-of-order segments held (each a whole frame): per connection, and
  * per process in all (stack/tcp_rx.c). */
 #define STK_OOSEQ_SEGS_PER_CONN 4096u

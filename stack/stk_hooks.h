@@ -65,6 +65,13 @@ stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
 void stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
                     uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
                     uint32_t ackno, uint16_t tcplen, uint32_t old_right_edge);
+/** A segment for pcb (any state tcp_process handles), before lwIP looks
+ *  at it (patch 0030, stack/tcp_validate.c): LWIP_TCP_VALIDATE_PASS,
+ *  _DROP or _DROP_ACK. Options as for stk_tcp_ack_in. */
+int stk_tcp_validate(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
+                     uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
+                     uint32_t seqno, uint32_t ackno, uint8_t flags,
+                     uint16_t tcplen);
 /** ... and after: loss detection, congestion control, the timer. */
 void stk_tcp_ack_done(struct tcp_pcb *pcb);
 /** SYN-SENT: the SYN seg was acknowledged (it is about to be freed). */

@@ -171,6 +171,13 @@ struct stk_tcp_ext {
     /* ---- receiver -------------------------------------------------------*/
     uint32_t dsack_left, dsack_right; /* pending D-SACK block */
     bool dsack;
+
+    /* ---- input validation (tcp_validate.c) -------------------------------*/
+    uint64_t oow_ack_ns; /* last challenge or duplicate ACK; 0: none */
+    uint32_t snd_base;   /* lastack when first seen (the ISS) */
+    bool snd_base_set;
+    uint32_t ts_recent;    /* pcb->ts_recent when last seen ... */
+    uint64_t ts_recent_ns; /* ... and when it was first seen */
 };
 
 #endif /* ACCEL_STK_TCP_EXT_H */

@@ -21,13 +21,6 @@
 
 struct stk_ack stk__ack;
 
-struct ack_opts {
-    bool ts;
-    uint32_t tsval, tsecr;
-    int nsack;
-    uint32_t sack[4][2]; /* host order */
-};
-
 uint32_t
 stk__in_flight(const struct stk_tcp_ext *x)
 {
@@ -43,11 +36,9 @@ get32(const uint8_t *b)
            b[3];
 }
 
-/* The options of the segment lwIP is processing, which sit in the first
- * pbuf up to opt1len bytes and in opt2 after that (tcp_input's split). */
-static void
-parse_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
-           const uint8_t *opt2, struct ack_opts *o)
+void
+stk__tcp_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
+              const uint8_t *opt2, struct stk_tcp_opts *o)
 {
     const uint8_t *b = (const uint8_t *)(h + 1);
     uint8_t copy[40];
@@ -287,7 +278,8 @@ dsack(struct tcp_pcb *pcb, uint32_t l, uint32_t r)
 }
 
 static void
-sacktag(struct tcp_pcb *pcb, struct ack_opts *o, uint32_t ackno, uint64_t now)
+sacktag(struct tcp_pcb *pcb, struct stk_tcp_opts *o, uint32_t ackno,
+        uint64_t now)
 {
     struct stk_tcp_ext *x = &pcb->acc;
     uint32_t blk[4][2];
@@ -366,13 +358,13 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
 {
     struct stk_tcp_ext *x = &pcb->acc;
     struct stk_ack *a = &stk__ack;
-    struct ack_opts o;
+    struct stk_tcp_opts o;
     uint64_t now = stk__now_ns();
 
     *a = (struct stk_ack){.seq_rtt_us = -1, .sack_rtt_us = -1, .ca_rtt_us = -1};
     if (!x->started)
         stk__snd_start(pcb, now);
-    parse_opts(hdr, optlen, opt1len, opt2, &o);
+    stk__tcp_opts(hdr, optlen, opt1len, opt2, &o);
     a->ts = o.ts;
     a->tsecr = o.tsecr;
     a->prior_snd_una = pcb->lastack;

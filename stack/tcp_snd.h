@@ -171,6 +171,17 @@ struct stk_ack {
 };
 extern struct stk_ack stk__ack;
 uint32_t stk__in_flight(const struct stk_tcp_ext *x);
+/** A segment's timestamp and SACK options. */
+struct stk_tcp_opts {
+    bool ts;
+    uint32_t tsval, tsecr;
+    int nsack;
+    uint32_t sack[4][2]; /* host order */
+};
+/** Read the options of the segment lwIP is processing: optlen bytes, the
+ *  first opt1len right after h, the rest at opt2 (tcp_input's split). */
+void stk__tcp_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
+                   const uint8_t *opt2, struct stk_tcp_opts *o);
 
 /* ---- tcp_loss.c ---------------------------------------------------------*/
 /** RACK: a segment sent at xmit_ns ending at end was delivered. */

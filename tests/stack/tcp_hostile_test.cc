@@ -1,0 +1,334 @@
+// Forged and hostile peers: RFC 5961 (challenge ACKs for in-window RSTs
+// and SYNs, ACK validation, Linux's per-connection rate limit), RFC 7323
+// PAWS, RFC 6528 ISNs, a zero-window peer, segments without ACK.
+// stack/tcp_validate.c; the figures are Linux's (tcp_validate_incoming,
+// tcp_ack, tcp_invalid_ratelimit = 500 ms).
+#include <sys/epoll.h>
+
+#include <algorithm>
+#include <set>
+
+#include "harness.h"
+
+extern "C" {
+#include "stats.h"
+}
+
+using namespace stktest;
+
+namespace
+{
+
+class Hostile : public Lab
+{
+  protected:
+    // An established connection the stack opened, timestamps agreed.
+    Conn
+    open_ts()
+    {
+        PeerOpts o;
+        o.ts = true;
+        o.sack = true;
+        Conn c = active_open(80, o);
+        drain();
+        return c;
+    }
+    // A segment from the peer with any sequence number and flags.
+    void
+    forge(Conn &c, uint32_t seq, uint32_t ack, uint8_t flags,
+          const Bytes &data = {})
+    {
+        TcpSeg t = peer_seg(c, ack, flags, 65535);
+        t.seq = seq;
+        t.payload = data;
+        inject_tcp(t);
+    }
+    // The pure ACKs the stack sent (and nothing else).
+    std::vector<Pkt>
+    acks()
+    {
+        std::vector<Pkt> out = drain();
+        for (const Pkt &p : out)
+            EXPECT_EQ(p.flags, ACK) << "only ACKs expected";
+        return out;
+    }
+    bool
+    alive(Conn &c)
+    {
+        uint32_t ev = events(c.s);
+        return !(ev & (EPOLLERR | EPOLLHUP));
+    }
+};
+
+} // namespace
+
+// RFC 5961 3.2: a RST inside the window but not at rcv_nxt gets a
+// challenge ACK (the true rcv_nxt) and leaves the connection alone; the
+// RST at rcv_nxt resets it.
+TEST_F(Hostile, rst_in_window_gets_challenge_ack)
+{
+    Conn c = open_ts();
+    forge(c, c.snd + 1000, 0, RST);
+    std::vector<Pkt> a = acks();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].ack, c.snd);
+    EXPECT_EQ(a[0].seq, c.rcv);
+    EXPECT_TRUE(alive(c));
+    EXPECT_EQ(base_stats.tcp_challenge_ack, 1u);
+    // The peer's answer to the challenge: a RST at rcv_nxt.
+    forge(c, c.snd, 0, RST);
+    EXPECT_TRUE(drain().empty());
+    EXPECT_FALSE(alive(c));
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), -ECONNRESET);
+}
+
+// A RST outside the window is dropped without a word.
+TEST_F(Hostile, rst_outside_window_dropped_silently)
+{
+    Conn c = open_ts();
+    forge(c, c.snd + 10000000u, 0, RST);
+    forge(c, c.snd - 10000000u, 0, RST);
+    EXPECT_TRUE(drain().empty());
+    EXPECT_TRUE(alive(c));
+    EXPECT_EQ(base_stats.tcp_challenge_ack, 0u);
+    // Still a working connection.
+    peer_send(c, pattern(100));
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 1000), 100);
+}
+
+// A forged RST storm: one challenge ACK per 500 ms per connection (Linux's
+// tcp_invalid_ratelimit), not one per RST.
+TEST_F(Hostile, challenge_acks_rate_limited_per_connection)
+{
+    Conn c = open_ts();
+    for (int i = 0; i < 100; i++)
+        forge(c, c.snd + 100 + (uint32_t)i, 0, RST);
+    EXPECT_EQ(acks().size(), 1u);
+    EXPECT_EQ(base_stats.tcp_ack_skipped, 99u);
+    advance(400);
+    drain();
+    forge(c, c.snd + 7, 0, RST);
+    EXPECT_TRUE(acks().empty()); // 400 ms after the last one
+    advance(200);
+    drain();
+    forge(c, c.snd + 7, 0, RST);
+    EXPECT_EQ(acks().size(), 1u);
+    EXPECT_TRUE(alive(c));
+}
+
+// RFC 5961 4.2: a SYN on an established connection (whatever its
+// sequence number) gets a challenge ACK, never a reset of the connection.
+TEST_F(Hostile, syn_on_established_gets_challenge_ack)
+{
+    Conn c = open_ts();
+    forge(c, c.snd + 5, 0, SYN);
+    std::vector<Pkt> a = acks();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].ack, c.snd);
+    advance(600);
+    drain();
+    forge(c, c.snd - 50000, 0, SYN); // outside the window
+    EXPECT_EQ(acks().size(), 1u);
+    EXPECT_TRUE(alive(c));
+    EXPECT_EQ(base_stats.tcp_syn_challenge, 2u);
+    peer_send(c, pattern(10));
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 10);
+}
+
+// RFC 5961 5.2 / RFC 793: data whose ACK acknowledges what the stack never
+// sent is not taken (lwIP alone would deliver it); in ESTABLISHED Linux
+// drops it silently.
+TEST_F(Hostile, data_acking_unsent_data_is_dropped)
+{
+    Conn c = open_ts();
+    forge(c, c.snd, c.rcv + 100000, ACK | PSH, pattern(50));
+    EXPECT_TRUE(drain().empty());
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), -EAGAIN);
+    EXPECT_EQ(base_stats.tcp_bad_ack, 1u);
+    peer_send(c, pattern(50, 3)); // the same bytes, a valid ACK
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 50);
+    EXPECT_EQ(in, pattern(50, 3));
+}
+
+// RFC 5961 5.2: an ACK older than snd_una by more than the largest window
+// the peer offered: the data is dropped and a challenge ACK sent.
+TEST_F(Hostile, data_with_too_old_ack_gets_challenge)
+{
+    Conn c = open_ts();
+    ASSERT_EQ(send_bytes(c.s, pattern(200000)), 200000);
+    ASSERT_EQ(pull(c, 200000).size(), 200000u); // all acked
+    drain();
+    forge(c, c.snd, c.rcv - 150000, ACK | PSH, pattern(40));
+    std::vector<Pkt> a = acks();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].ack, c.snd);
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), -EAGAIN);
+    // An old ACK within the window is only old: the data is taken.
+    forge(c, c.snd, c.rcv - 1000, ACK | PSH, pattern(40));
+    c.snd += 40;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 40);
+}
+
+// A segment without the ACK bit on a synchronized connection is dropped
+// (RFC 9293 3.10.7.4, Linux); lwIP alone would take its data.
+TEST_F(Hostile, data_without_ack_bit_is_dropped)
+{
+    Conn c = open_ts();
+    forge(c, c.snd, 0, PSH, pattern(30));
+    EXPECT_TRUE(drain().empty());
+    Bytes in;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), -EAGAIN);
+    EXPECT_TRUE(alive(c));
+}
+
+// RFC 7323 5: data with a timestamp older than the last one recorded is a
+// wrapped-around old duplicate: dropped, with a duplicate ACK; a RST is
+// still taken whatever its timestamp.
+TEST_F(Hostile, paws_drops_old_timestamps)
+{
+    Conn c = open_ts();
+    peer_send(c, pattern(20)); // ts_recent = the peer's clock now
+    Bytes in;
+    ASSERT_EQ(recv_bytes(c.s, &in, 100), 20);
+    drain();
+    TcpSeg t = peer_seg(c, c.rcv, ACK | PSH, 65535);
+    t.tsval = c.ts_clock - 1000; // far behind
+    t.payload = pattern(30);
+    inject_tcp(t);
+    std::vector<Pkt> a = acks();
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].ack, c.snd);
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), -EAGAIN);
+    EXPECT_EQ(base_stats.tcp_paws_reject, 1u);
+    // The same data, a fresh timestamp: taken.
+    peer_send(c, pattern(30));
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 30);
+    // One tick behind is within Linux's PAWS window.
+    t = peer_seg(c, c.rcv, ACK | PSH, 65535);
+    t.tsval = c.ts_clock - 2;
+    t.payload = pattern(5);
+    inject_tcp(t);
+    c.snd += 5;
+    EXPECT_EQ(recv_bytes(c.s, &in, 100), 5);
+    EXPECT_EQ(base_stats.tcp_paws_reject, 1u);
+    // RST with an old timestamp at rcv_nxt: the connection resets.
+    t = peer_seg(c, 0, RST, 0);
+    t.tsval = c.ts_clock - 5000;
+    inject_tcp(t);
+    EXPECT_FALSE(alive(c));
+}
+
+// A reordered pure duplicate ACK (Linux's tcp_disordered_ack) passes PAWS:
+// it carries nothing PAWS protects.
+TEST_F(Hostile, paws_lets_disordered_dup_ack_through)
+{
+    Conn c = open_ts();
+    peer_send(c, pattern(10));
+    advance(50);
+    drain();
+    // Two duplicate ACKs the peer sent in turn, the second arriving first.
+    TcpSeg first = peer_seg(c, c.rcv, ACK, 65535);
+    TcpSeg second = peer_seg(c, c.rcv, ACK, 65535);
+    inject_tcp(second);
+    inject_tcp(first);
+    EXPECT_EQ(base_stats.tcp_paws_reject, 0u);
+    EXPECT_TRUE(drain().empty());
+}
+
+// A peer that offers a zero window forever: the send buffer bounds what
+// the application can queue, the persist timer probes with a growing
+// interval, the memory held does not grow, and the data flows once the
+// window opens.
+TEST_F(Hostile, zero_window_peer_holds_bounded_memory)
+{
+    Conn c = open_ts();
+    peer_ack(c, 0);
+    drain();
+    size_t queued = 0;
+    for (int i = 0; i < 10000; i++) {
+        ssize_t n = send_bytes(c.s, pattern(16384), MSG_DONTWAIT);
+        if (n < 0) {
+            EXPECT_EQ(n, -EAGAIN);
+            break;
+        }
+        queued += (size_t)n;
+    }
+    ASSERT_GT(queued, 0u);
+    EXPECT_LT(queued, 8u * 1024 * 1024) << "the send buffer bounds it";
+    long blocks = stk_test_mem_blocks();
+    std::vector<uint64_t> probes;
+    for (int s = 0; s < 120; s++) {
+        advance(1000);
+        for (const Pkt &p : drain()) {
+            probes.push_back(now_ns_);
+            // answered with the window still closed
+            peer_ack(c, 0);
+            (void)p;
+        }
+        EXPECT_LE(stk_test_mem_blocks(), blocks + 4);
+    }
+    ASSERT_GE(probes.size(), 4u) << "the persist timer probes";
+    // Exponential backoff: later gaps longer than the first.
+    EXPECT_GT(probes.back() - probes[probes.size() - 2], probes[1] - probes[0]);
+    EXPECT_TRUE(alive(c));
+    peer_ack(c, 65535); // the window opens
+    Bytes got = pull(c, queued);
+    EXPECT_EQ(got.size(), queued);
+}
+
+// RFC 6528: ISNs of different 4-tuples are unrelated (every bit is set in
+// about half of them, no two equal), while one 4-tuple's ISN moves
+// forward with the clock (64 ns ticks, Linux's).
+TEST_F(Hostile, isns_are_unpredictable)
+{
+    std::vector<uint32_t> isn;
+    std::set<uint32_t> seen;
+    for (int i = 0; i < 1000; i++) {
+        stk_sock *s = tcp_sock();
+        ASSERT_EQ(connect_to(s, kPeerIp, (uint16_t)(1000 + i)), -EINPROGRESS);
+        Pkt syn = one();
+        isn.push_back(syn.seq);
+        seen.insert(syn.seq);
+        stk_sock_close(s);
+        socks_.erase(std::find(socks_.begin(), socks_.end(), s));
+        drain();
+    }
+    EXPECT_EQ(seen.size(), isn.size());
+    for (int b = 0; b < 32; b++) {
+        int ones = 0;
+        for (uint32_t v : isn)
+            ones += (v >> b) & 1;
+        EXPECT_GT(ones, 400) << "bit " << b;
+        EXPECT_LT(ones, 600) << "bit " << b;
+    }
+    // Successive differences are spread too (not a counter).
+    int dbits[32] = {};
+    for (size_t i = 1; i < isn.size(); i++)
+        for (int b = 0; b < 32; b++)
+            dbits[b] += ((isn[i] - isn[i - 1]) >> b) & 1;
+    for (int b = 0; b < 32; b++) {
+        EXPECT_GT(dbits[b], 380) << "difference bit " << b;
+        EXPECT_LT(dbits[b], 620) << "difference bit " << b;
+    }
+    // One 4-tuple, a second apart: 10^9 / 64 ticks further.
+    uint32_t same[2];
+    for (int k = 0; k < 2; k++) {
+        stk_sock *s = tcp_sock();
+        ASSERT_EQ(bind_port(s, 5000), 0);
+        ASSERT_EQ(connect_to(s, kPeerIp, 80), -EINPROGRESS);
+        same[k] = one().seq;
+        stk_sock_close(s);
+        socks_.erase(std::find(socks_.begin(), socks_.end(), s));
+        drain();
+        advance(1000);
+        drain();
+    }
+    uint32_t moved = same[1] - same[0];
+    EXPECT_GT(moved, 1000000000u / 64 - 1000000u);
+    EXPECT_LT(moved, 1000000000u / 64 + 1000000u);
+}
