@@ -163,8 +163,10 @@ static char huge_dir[256] = "/dev/hugepages";
 /* With --single-file-segments (one fd per memseg list instead of one per
  * hugepage, which keeps the fd count small) EAL cannot unlink its hugepage
  * files for us (--huge-unlink is refused with it), so remove
- * /dev/hugepages/accel-<pid>map_* ourselves: at exit for ours, at start for
- * dead processes'. The memory stays mapped until the process ends. */
+ * /dev/hugepages/accel-<pid>map_* ourselves: once the port is up (EAL keeps
+ * its fds; a SIGKILLed process leaves nothing behind), at exit for files
+ * made after that, at start for dead processes' (a process killed during
+ * its start). The memory stays mapped until the process ends. */
 static void
 remove_hugepage_files(long pid)
 {
@@ -593,6 +595,13 @@ rt__eal_init(const struct base_cfg *cfg)
               nohuge ? "--no-huge" : "hugepages", cfg->mem_mb, lcore,
               rt__eal_fast ? "static" : "shared");
     return 0;
+}
+
+void
+rt__eal_unlink_hugepages(void)
+{
+    if (eal_owner == getpid())
+        remove_hugepage_files((long)eal_owner);
 }
 
 int

@@ -92,6 +92,11 @@ extern __thread bool rt__is_progress;
 extern const bool rt__eal_fast;
 /* eal.c */
 int rt__eal_init(const struct base_cfg *cfg);
+/** Unlink this process's hugepage files once the port's memory is
+ *  mapped: the memory stays until the process (and its fork children)
+ *  end, and a process killed with SIGKILL leaves no file holding
+ *  hugepages behind. Files made later go at exit. */
+void rt__eal_unlink_hugepages(void);
 int rt__eal_probe(const char *devargs, uint16_t *port_id);
 void rt__eal_remove(uint16_t port_id);
 int rt__eal_first_port(uint16_t *port_id);

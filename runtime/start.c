@@ -310,23 +310,38 @@ start_port(uint32_t *csum, uint8_t mac[6])
  * not deadlock. DPDK itself (rte_eal_cleanup) is left alone. */
 /* Linux keeps sending what a process wrote after it exits, and answers
  * the peer's FIN; our stack leaves with the process. So the exit waits,
- * polling the port, up to EXIT_LINGER_NS until the peers acknowledged the
- * data and the FINs, and then up to EXIT_PEER_FIN_NS more for the FINs of
- * the peers that have not closed yet: a peer whose FIN goes unanswered
- * stays in LAST-ACK for minutes. Also with other processes on the port,
- * which would answer such a FIN with a RST: they may be gone by then
- * (nginx's master exits right after its last worker). A peer that keeps
- * its side open longer costs the exit that much at most. Stack lock
- * held. */
+ * polling the port, until the peers acknowledged the data and the FINs:
+ * as long as they keep acknowledging (each time what is left goes down,
+ * EXIT_LINGER_NS more; a slow reader gets every byte, up to
+ * EXIT_LINGER_MAX_NS in all, where Linux's orphaned socket would have
+ * given up too), and EXIT_LINGER_NS for a peer that acknowledges nothing
+ * (a zero window, a dead path). Then up to EXIT_PEER_FIN_NS more for the FINs
+ * of the peers that have not closed yet: a peer whose FIN goes unanswered stays
+ * in LAST-ACK for minutes. Also with other processes on the port, which would
+ * answer such a FIN with a RST: they may be gone by then (nginx's master exits
+ * right after its last worker). A peer that keeps its side open longer costs
+ * the exit that much at most. Stack lock held. */
 #define EXIT_LINGER_NS 3000000000ull
+#define EXIT_LINGER_MAX_NS 120000000000ull
 #define EXIT_PEER_FIN_NS 500000000ull
 
+/* Wait until nothing is pending or end; with progress_ns, end moves to
+ * progress_ns from each moment the unacknowledged bytes went down, up to
+ * max. */
 static void
-linger_until(bool peer_fin, uint64_t end)
+linger_until(bool peer_fin, uint64_t end, uint64_t progress_ns, uint64_t max)
 {
     struct timespec ts = {0, 200000};
+    uint64_t left = stk_pending_bytes(), now;
 
-    while (stk_pending_output(peer_fin) > 0 && base_now_ns() < end) {
+    while (stk_pending_output(peer_fin) > 0 && (now = base_now_ns()) < end) {
+        if (progress_ns != 0) {
+            uint64_t l = stk_pending_bytes();
+
+            if (l < left && now + progress_ns > end)
+                end = now + progress_ns < max ? now + progress_ns : max;
+            left = l;
+        }
         rt_poll();
         rt_unlock();
         nanosleep(&ts, NULL);
@@ -337,11 +352,13 @@ linger_until(bool peer_fin, uint64_t end)
 static void
 linger_at_exit(void)
 {
-    uint64_t end = base_now_ns() + EXIT_LINGER_NS;
+    uint64_t now = base_now_ns();
 
     rt_set_tx_defer(false);
-    linger_until(false, end);
-    linger_until(true, base_now_ns() + EXIT_PEER_FIN_NS);
+    linger_until(false, now + EXIT_LINGER_NS, EXIT_LINGER_NS,
+                 now + EXIT_LINGER_MAX_NS);
+    now = base_now_ns();
+    linger_until(true, now + EXIT_PEER_FIN_NS, 0, 0);
 }
 
 static pid_t stack_pid; /* the process whose stack this is */
@@ -652,6 +669,7 @@ do_start(void)
     if (rc != 0)
         return rc;
     ms_port = base_ms_lap(&t);
+    rt__eal_unlink_hugepages();
     rc = start_stack(&nc);
     if (rc != 0) {
         rt__port_close(rt__port.port_id);

@@ -54,3 +54,14 @@ stk_pending_output(bool peer_fin)
     }
     return n;
 }
+
+uint64_t
+stk_pending_bytes(void)
+{
+    struct tcp_pcb *pcb;
+    uint64_t n = 0;
+
+    for (pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next)
+        n += pcb->snd_lbb - pcb->lastack;
+    return n;
+}

@@ -160,6 +160,9 @@ int stk_close_all_at_exit(void);
  *  sends them, and acknowledges the peer's FIN, after the process is
  *  gone). */
 int stk_pending_output(bool peer_fin);
+/** Bytes written to those connections and not yet acknowledged: the exit
+ *  lingers as long as this goes down. */
+uint64_t stk_pending_bytes(void);
 
 /* ---- sockets ------------------------------------------------------------ */
 

@@ -19,6 +19,9 @@
  * broadcast and multicast only as UDP to a port it serves, ARP only as
  * the reply to a request of the stack's (accel_arp); ICMP echo, IGMP, ARP
  * requests and everything else stay with the kernel.
+ * A TCP segment to the stack's own IPv4 or IPv6 address that finds no XSK
+ * on its queue (the process serving it is gone) is answered with the RST
+ * Linux would send (reset.bpf.h).
  * Everything else, the kernel's own addresses, other IPv6, ARP and
  * neighbour discovery for other addresses, LLDP and the rest, is passed to
  * the kernel as if no program were attached. With DPDK's default program
@@ -48,6 +51,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "reset.bpf.h"
 #include "steer.h"
 
 struct {
@@ -320,6 +324,7 @@ steer_ip6(struct xdp_md *ctx)
     const struct nd_sol *ns = (const void *)(ip6 + 1);
     __u32 q = ctx->rx_queue_index;
     __u32 *kind, *tkind;
+    int act, own = 0;
 
     if ((void *)(ip6 + 1) > end)
         return XDP_PASS;
@@ -331,8 +336,10 @@ steer_ip6(struct xdp_md *ctx)
     kind = bpf_map_lookup_elem(&accel_dst6, &ip6->daddr);
     if (kind == NULL)
         return XDP_PASS;
-    if ((*kind & (ACCEL_DST6_OWN | ACCEL_DST6_GROUP)) != 0)
+    if ((*kind & (ACCEL_DST6_OWN | ACCEL_DST6_GROUP)) != 0) {
+        own = (*kind & ACCEL_DST6_OWN) != 0;
         goto take;
+    }
     if ((*kind & ACCEL_DST6_SHARED) != 0)
         return steer_shared6(ctx);
     /* A solicited-node group: a solicitation for another target is the
@@ -344,7 +351,11 @@ steer_ip6(struct xdp_md *ctx)
     if (tkind == NULL || (*tkind & ACCEL_DST6_OWN) == 0)
         return XDP_PASS;
 take:
-    return bpf_redirect_map(&xsks_map, q, XDP_PASS);
+    act = bpf_redirect_map(&xsks_map, q, XDP_PASS);
+    /* No XSK on the queue: no process serves the address any more. */
+    if (act != XDP_REDIRECT && own && ip6->nexthdr == IPPROTO_TCP)
+        return reset6(ctx);
+    return act;
 }
 
 SEC("xdp")
@@ -354,6 +365,7 @@ accel_steer(struct xdp_md *ctx)
     void *data = (void *)(long)ctx->data;
     void *end = (void *)(long)ctx->data_end;
     struct ethhdr *eth = data;
+    int act, own_tcp4 = 0;
 
     if ((void *)(eth + 1) > end)
         return XDP_PASS;
@@ -371,6 +383,7 @@ accel_steer(struct xdp_md *ctx)
             return XDP_PASS;
         if (accel_shared)
             return d == accel_ip ? steer_shared4(ctx) : steer_shared_bcast(ctx);
+        own_tcp4 = d == accel_ip && ip->protocol == IPPROTO_TCP;
     } else if (eth->h_proto == bpf_htons(ETH_P_ARP)) {
         struct arp_ipv4 *a = (void *)(eth + 1);
 
@@ -383,7 +396,11 @@ accel_steer(struct xdp_md *ctx)
     } else {
         return XDP_PASS;
     }
-    return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+    act = bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+    /* No XSK on the queue: no process serves the address any more. */
+    if (act != XDP_REDIRECT && own_tcp4)
+        return reset4(ctx);
+    return act;
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

@@ -48,6 +48,12 @@ stk_pending_output(bool peer_fin)
     return 0; /* no connections, nothing to linger for at exit */
 }
 
+uint64_t
+stk_pending_bytes(void)
+{
+    return 0;
+}
+
 bool
 stk_sock_service(const struct stk_sock *s, int *proto, uint16_t *port,
                  uint32_t *lid)
