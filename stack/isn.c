@@ -42,6 +42,23 @@ isn_keygen(void)
     isn_keyed = true;
 }
 
+/* The 4-tuple as SipHash's message words; returns how many (at most 5). */
+static size_t
+tuple_words(uint64_t *m, const struct ip_addr *local_ip, uint16_t local_port,
+            const struct ip_addr *remote_ip, uint16_t remote_port)
+{
+    if (IP_IS_V6(local_ip)) {
+        memcpy(&m[0], ip_2_ip6(local_ip)->addr, 16);
+        memcpy(&m[2], ip_2_ip6(remote_ip)->addr, 16);
+        m[4] = ((uint64_t)local_port << 16) | remote_port;
+        return 5;
+    }
+    m[0] = ((uint64_t)ip4_addr_get_u32(ip_2_ip4(local_ip)) << 32) |
+           ip4_addr_get_u32(ip_2_ip4(remote_ip));
+    m[1] = ((uint64_t)local_port << 16) | remote_port;
+    return 2;
+}
+
 uint32_t
 stk_isn_hook(const struct ip_addr *local_ip, uint16_t local_port,
              const struct ip_addr *remote_ip, uint16_t remote_port)
@@ -51,17 +68,22 @@ stk_isn_hook(const struct ip_addr *local_ip, uint16_t local_port,
 
     if (!isn_keyed)
         isn_keygen();
-    if (IP_IS_V6(local_ip)) {
-        memcpy(&m[0], ip_2_ip6(local_ip)->addr, 16);
-        memcpy(&m[2], ip_2_ip6(remote_ip)->addr, 16);
-        m[4] = ((uint64_t)local_port << 16) | remote_port;
-        n = 5;
-    } else {
-        m[0] = ((uint64_t)ip4_addr_get_u32(ip_2_ip4(local_ip)) << 32) |
-               ip4_addr_get_u32(ip_2_ip4(remote_ip));
-        m[1] = ((uint64_t)local_port << 16) | remote_port;
-        n = 2;
-    }
+    n = tuple_words(m, local_ip, local_port, remote_ip, remote_port);
     return (uint32_t)base_siphash(isn_key, m, n, 2, 4) +
            (uint32_t)(stk__now_ns() >> 6);
+}
+
+uint32_t
+stk__tuple_hash(const struct ip_addr *local_ip, uint16_t local_port,
+                const struct ip_addr *remote_ip, uint16_t remote_port,
+                uint64_t salt)
+{
+    uint64_t m[6];
+    size_t n;
+
+    if (!isn_keyed)
+        isn_keygen();
+    n = tuple_words(m, local_ip, local_port, remote_ip, remote_port);
+    m[n++] = salt;
+    return (uint32_t)base_siphash(isn_key, m, n, 2, 4);
 }

@@ -233,6 +233,14 @@ unsigned short stk_chksum(const void *data, int len);
                                      ackno, flags, tcplen)                     \
     stk_tcp_validate((pcb), (hdr), (optlen), (opt1len), (opt2), (seqno),       \
                      (ackno), (flags), (tcplen))
+/* SYN cookies when the pending handshakes fill a listener's backlog
+ * (Linux's tcp_syncookies=1; patch 0032, stack/syncookie.c). */
+#define LWIP_HOOK_TCP_LISTEN_SYN_FULL(lpcb, hdr, optlen, opt1len, opt2, seqno) \
+    stk_tcp_syn_full((lpcb), (hdr), (optlen), (opt1len), (opt2), (seqno))
+#define LWIP_HOOK_TCP_LISTEN_ACK(lpcb, hdr, optlen, opt1len, opt2, seqno,      \
+                                 ackno, pcb)                                   \
+    stk_tcp_listen_ack((lpcb), (hdr), (optlen), (opt1len), (opt2), (seqno),    \
+                       (ackno), (pcb))
 /* Out-of-order segments held (each a whole frame): per connection, and
  * per process in all (stack/tcp_rx.c). */
 #define STK_OOSEQ_SEGS_PER_CONN 4096u

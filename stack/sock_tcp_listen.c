@@ -59,6 +59,15 @@ queue_full(const struct stk_sock *m)
     return m->accq_len > m->backlog;
 }
 
+bool
+stk__group_has_room(const struct stk_lgroup *g)
+{
+    for (const struct stk_sock *m = g->head; m != NULL; m = m->lg_next)
+        if (!queue_full(m))
+            return true;
+    return false;
+}
+
 /* lwIP refuses a SYN when its pending handshakes reach lpcb->backlog: make
  * that the room left in the members' queues. */
 static void

@@ -72,6 +72,16 @@ int stk_tcp_validate(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
                      uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
                      uint32_t seqno, uint32_t ackno, uint8_t flags,
                      uint16_t tcplen);
+/** SYN cookies (patch 0032, stack/syncookie.c). A SYN finds the listen
+ *  backlog full: non-zero when a cookie SYN-ACK went instead. */
+int stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
+                     uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
+                     uint32_t seqno);
+/** An ACK reached lpcb: 2 and *pcb, the connection a valid cookie
+ *  describes; 1: drop it; 0: not a cookie (lwIP resets). */
+int stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
+                       uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
+                       uint32_t seqno, uint32_t ackno, struct tcp_pcb **pcb);
 /** ... and after: loss detection, congestion control, the timer. */
 void stk_tcp_ack_done(struct tcp_pcb *pcb);
 /** SYN-SENT: the SYN seg was acknowledged (it is about to be freed). */

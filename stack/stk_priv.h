@@ -176,7 +176,22 @@ struct stk_lgroup {
     struct tcp_pcb *lpcb;
     struct stk_sock *head; /* members, in listen() order, via lg_next */
     uint32_t n;
+    uint64_t cookie_ns; /* the last SYN cookie sent (syncookie.c); 0 */
 };
+
+/** Some member of g has room in its accept queue. */
+bool stk__group_has_room(const struct stk_lgroup *g);
+
+/* isn.c */
+/** A keyed hash (the ISN's secret) of a 4-tuple and salt: SYN cookies. */
+uint32_t stk__tuple_hash(const struct ip_addr *local_ip, uint16_t local_port,
+                         const struct ip_addr *remote_ip, uint16_t remote_port,
+                         uint64_t salt);
+
+/* lwIP, patch 0032: send a segment no pcb owns (TCP header filled in). */
+struct pbuf;
+err_t tcp_output_stateless(struct pbuf *p, const ip_addr_t *src,
+                           const ip_addr_t *dst);
 
 /* tcp_rate.c */
 /** The application is about to write: is the sender app-limited (Linux's

@@ -36,24 +36,33 @@ get32(const uint8_t *b)
            b[3];
 }
 
+const uint8_t *
+stk__tcp_opt_bytes(const struct tcp_hdr *h, uint16_t *optlen, uint16_t opt1len,
+                   const uint8_t *opt2, uint8_t copy[40])
+{
+    const uint8_t *b = (const uint8_t *)(h + 1);
+
+    if (*optlen > 40)
+        *optlen = 40;
+    if (opt2 != NULL && opt1len < *optlen) {
+        for (uint16_t k = 0; k < *optlen; k++)
+            copy[k] = k < opt1len ? b[k] : opt2[k - opt1len];
+        b = copy;
+    }
+    return b;
+}
+
 void
 stk__tcp_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
               const uint8_t *opt2, struct stk_tcp_opts *o)
 {
-    const uint8_t *b = (const uint8_t *)(h + 1);
     uint8_t copy[40];
+    const uint8_t *b = stk__tcp_opt_bytes(h, &optlen, opt1len, opt2, copy);
     uint16_t i = 0;
 
     o->ts = false;
     o->tsval = o->tsecr = 0;
     o->nsack = 0;
-    if (optlen > sizeof(copy))
-        optlen = sizeof(copy);
-    if (opt2 != NULL && opt1len < optlen) {
-        for (uint16_t k = 0; k < optlen; k++)
-            copy[k] = k < opt1len ? b[k] : opt2[k - opt1len];
-        b = copy;
-    }
     /* What nearly every segment of an established connection carries:
      * NOP, NOP, timestamps (RFC 7323's appendix A layout, Linux's). */
     if (optlen == 12 && b[0] == LWIP_TCP_OPT_NOP && b[1] == LWIP_TCP_OPT_NOP &&

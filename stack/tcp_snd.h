@@ -178,6 +178,11 @@ struct stk_tcp_opts {
     int nsack;
     uint32_t sack[4][2]; /* host order */
 };
+/** The option bytes of the segment lwIP is processing, in one piece
+ *  (copied into copy when tcp_input split them); *optlen at most 40. */
+const uint8_t *stk__tcp_opt_bytes(const struct tcp_hdr *h, uint16_t *optlen,
+                                  uint16_t opt1len, const uint8_t *opt2,
+                                  uint8_t copy[40]);
 /** Read the options of the segment lwIP is processing: optlen bytes, the
  *  first opt1len right after h, the rest at opt2 (tcp_input's split). */
 void stk__tcp_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,

@@ -81,7 +81,7 @@ disordered_ack(const struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
                uint32_t tsval)
 {
     const struct stk_tcp_ext *x = &pcb->acc;
-    uint32_t nwin = (uint32_t)lwip_ntohs(hdr->wnd) << pcb->snd_scale;
+    uint32_t nwin = (uint32_t)hdr->wnd << pcb->snd_scale; /* host order */
     uint32_t rto_ticks = (uint32_t)((uint64_t)x->rto_us * 1024 / 1000000);
 
     return (flags & TCP_ACK) && tcplen == 0 && seqno == pcb->rcv_nxt &&

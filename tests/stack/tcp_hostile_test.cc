@@ -332,3 +332,192 @@ TEST_F(Hostile, isns_are_unpredictable)
     EXPECT_GT(moved, 1000000000u / 64 - 1000000u);
     EXPECT_LT(moved, 1000000000u / 64 + 1000000u);
 }
+
+namespace
+{
+
+// A listener on port 8080 with backlog 4 (5 connections: Linux's
+// backlog + 1) and a flood of SYNs that never complete.
+class Cookies : public Lab
+{
+  protected:
+    stk_sock *l_ = nullptr;
+    void
+    listen_on()
+    {
+        l_ = tcp_sock();
+        ASSERT_EQ(bind_port(l_, 8080), 0);
+        ASSERT_EQ(stk_sock_listen(l_, 4), 0);
+    }
+    // SYNs from ports 20000.. that nobody completes; returns the SYN-ACKs.
+    std::vector<Pkt>
+    flood(int n, uint16_t first = 20000)
+    {
+        std::vector<Pkt> out;
+        for (int i = 0; i < n; i++) {
+            TcpSeg syn;
+            syn.sport = (uint16_t)(first + i);
+            syn.dport = 8080;
+            syn.seq = 1000u * (uint32_t)i;
+            syn.flags = SYN;
+            syn.mss = 1460;
+            inject_tcp(syn);
+            for (const Pkt &p : drain())
+                out.push_back(p);
+        }
+        return out;
+    }
+    // A handshake from port that nobody accepts (queued on the listener).
+    void
+    passive_open_noaccept(uint16_t port)
+    {
+        TcpSeg syn;
+        syn.sport = port;
+        syn.dport = 8080;
+        syn.seq = 100;
+        syn.flags = SYN;
+        inject_tcp(syn);
+        Pkt sa = one();
+        ASSERT_EQ(sa.flags, SYN | ACK);
+        TcpSeg ack;
+        ack.sport = port;
+        ack.dport = 8080;
+        ack.seq = 101;
+        ack.ack = sa.seq + 1;
+        ack.flags = ACK;
+        inject_tcp(ack);
+    }
+    // A client's SYN with Linux's options; its SYN-ACK.
+    Pkt
+    syn_from(uint16_t port, uint32_t seq, bool ts)
+    {
+        TcpSeg syn;
+        syn.sport = port;
+        syn.dport = 8080;
+        syn.seq = seq;
+        syn.flags = SYN;
+        syn.mss = 1460;
+        syn.sack_perm = true;
+        syn.wscale = 7;
+        syn.ts = ts;
+        syn.tsval = 777;
+        inject_tcp(syn);
+        return one();
+    }
+};
+
+} // namespace
+
+// Past the backlog, SYNs are answered with cookies (Linux's
+// tcp_syncookies=1) instead of being refused, and the handshakes in
+// progress stay at the backlog's count: memory is bounded.
+TEST_F(Cookies, flood_gets_cookies_and_memory_stays_bounded)
+{
+    listen_on();
+    std::vector<Pkt> sa = flood(1000);
+    EXPECT_EQ(sa.size(), 1000u) << "every SYN answered";
+    for (const Pkt &p : sa)
+        EXPECT_EQ(p.flags, SYN | ACK);
+    EXPECT_GE(base_stats.tcp_syncookies_sent, 990u);
+    EXPECT_LE(stk_test_mem_blocks(), 200L) << "no state per flooded SYN";
+    EXPECT_EQ(base_stats.tcp_listen_overflow, 0u);
+}
+
+// A legitimate client behind the flood completes its handshake with the
+// cookie; window scale and SACK-permitted survive in the timestamp, the
+// MSS in the cookie; the connection carries data both ways.
+TEST_F(Cookies, client_completes_handshake_with_cookie)
+{
+    listen_on();
+    flood(50);
+    Pkt sa = syn_from(40000, 5555, true);
+    ASSERT_EQ(sa.flags, SYN | ACK);
+    EXPECT_EQ(sa.mss, 1460);
+    EXPECT_TRUE(sa.ts);
+    EXPECT_TRUE(sa.sack_perm);
+    EXPECT_EQ(sa.wscale, 7);
+    EXPECT_EQ(sa.tsecr, 777u);
+    uint64_t sent = base_stats.tcp_syncookies_sent;
+    EXPECT_GE(sent, 1u);
+    TcpSeg ack;
+    ack.sport = 40000;
+    ack.dport = 8080;
+    ack.seq = 5556;
+    ack.ack = sa.seq + 1;
+    ack.flags = ACK | PSH;
+    ack.win = 512; // scaled by 7: 64 KB
+    ack.ts = true;
+    ack.tsval = 778;
+    ack.tsecr = sa.tsval;
+    ack.payload = pattern(100); // data riding on the third ACK
+    inject_tcp(ack);
+    EXPECT_EQ(base_stats.tcp_syncookies_recv, 1u);
+    stk_sock *c = nullptr;
+    ASSERT_EQ(stk_sock_accept(l_, &c, nullptr, nullptr), 0);
+    socks_.push_back(c);
+    Bytes in;
+    ASSERT_EQ(recv_bytes(c, &in, 1000), 100);
+    EXPECT_EQ(in, pattern(100));
+    ASSERT_EQ(send_bytes(c, pattern(2 * 1448, 9)), 2 * 1448);
+    std::vector<Pkt> out = drain();
+    size_t got = 0;
+    for (const Pkt &p : out) {
+        EXPECT_LE(p.payload.size(), 1448u); // 1460 minus timestamps
+        EXPECT_TRUE(p.ts);
+        got += p.payload.size();
+        if (!p.payload.empty()) {
+            EXPECT_EQ(p.ack, 5656u);
+        }
+    }
+    EXPECT_EQ(got, 2u * 1448) << "two full segments at once";
+}
+
+// A forged ACK with a wrong cookie is answered with a RST and makes no
+// connection; so is any ACK when no cookie went out recently.
+TEST_F(Cookies, bad_cookie_is_reset)
+{
+    listen_on();
+    flood(50);
+    Pkt sa = syn_from(40001, 9000, false);
+    EXPECT_FALSE(sa.ts);
+    EXPECT_EQ(sa.wscale, -1) << "no timestamps: no room for the scale";
+    TcpSeg ack;
+    ack.sport = 40001;
+    ack.dport = 8080;
+    ack.seq = 9001;
+    ack.ack = sa.seq + 2; // off by one
+    ack.flags = ACK;
+    inject_tcp(ack);
+    Pkt r = one();
+    EXPECT_NE(r.flags & RST, 0);
+    EXPECT_EQ(base_stats.tcp_syncookies_failed, 1u);
+    stk_sock *c = nullptr;
+    EXPECT_EQ(stk_sock_accept(l_, &c, nullptr, nullptr), -EAGAIN);
+    // Three minutes later the same (right) cookie is too old.
+    advance(180000);
+    drain();
+    ack.ack = sa.seq + 1;
+    inject_tcp(ack);
+    r = one();
+    EXPECT_NE(r.flags & RST, 0);
+    EXPECT_EQ(stk_sock_accept(l_, &c, nullptr, nullptr), -EAGAIN);
+}
+
+// Accept queues full of established connections: SYNs are refused (no
+// SYN-ACK, the client retries), as Linux's sk_acceptq_is_full.
+TEST_F(Cookies, full_accept_queue_refuses_syns)
+{
+    listen_on();
+    for (int i = 0; i < 5; i++)
+        passive_open_noaccept((uint16_t)(30000 + i));
+    drain();
+    TcpSeg syn;
+    syn.sport = 31000;
+    syn.dport = 8080;
+    syn.seq = 1;
+    syn.flags = SYN;
+    inject_tcp(syn);
+    EXPECT_TRUE(drain().empty());
+    EXPECT_GE(base_stats.tcp_listen_overflow, 1u);
+    EXPECT_EQ(base_stats.tcp_syncookies_sent, 0u);
+}

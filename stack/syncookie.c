@@ -1,0 +1,310 @@
+/*
+ * SYN cookies (RFC 4987 3.6; Linux's net/ipv4/syncookies.c with
+ * tcp_syncookies=1). lwIP keeps a SYN-RCVD pcb per handshake in progress
+ * and counts it in the listener's backlog (stack/sock_tcp_listen.c makes
+ * that the room left in the accept queues): a SYN flood fills it with
+ * handshakes that never end, each living a minute, and every legitimate
+ * client is refused meanwhile. So when a SYN finds the backlog full while
+ * an accept queue still has room (patch 0032's LWIP_HOOK_TCP_LISTEN_SYN_FULL),
+ * it is answered statelessly: the SYN-ACK's sequence number encodes the
+ * connection, and the ACK that completes the handshake
+ * (LWIP_HOOK_TCP_LISTEN_ACK) makes the pcb from it. Memory stays the
+ * backlog's, whatever the flood.
+ *
+ * The cookie is Linux's: ISN = H1(4-tuple) + peer ISN + (minute << 24)
+ * + ((H2(4-tuple, minute) + MSS index) mod 2^24), keyed with the ISN's
+ * secret (shared by the accelerated processes of the host, so a cookie
+ * made by one process of a family is valid in another); a cookie is
+ * valid for two minutes. The MSS is one of four values per family
+ * (Linux's tables). With timestamps, the SYN-ACK's TSval carries the
+ * peer's window scale and SACK-permitted in its low 6 bits (Linux's
+ * cookie_init_timestamp), echoed back in the ACK's TSecr; without them a
+ * cookie connection has neither (Linux clears them too). A listener
+ * checks ACKs for cookies only within two minutes of sending one (Linux's
+ * tcp_synq_no_recent_overflow); otherwise, and for an invalid cookie,
+ * lwIP answers with a RST as before.
+ */
+#include <string.h>
+
+#include "lwip/ip.h"
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/prot/tcp.h"
+#include "lwip/sys.h"
+#include "lwip/tcp.h"
+
+#include "stats.h"
+#include "stk_hooks.h"
+#include "stk_priv.h"
+#include "tcp_snd.h"
+
+#define COOKIE_BITS 24
+#define COOKIE_MASK ((1u << COOKIE_BITS) - 1)
+#define COOKIE_AGE_MAX 2u /* minutes (MAX_SYNCOOKIE_AGE) */
+#define COOKIE_RECENT_NS (120ull * 1000000000ull)
+#define MINUTE_NS (60ull * 1000000000ull)
+#define TSBITS 6
+#define TS_WSCALE_NONE 0xfu
+#define TS_SACK 0x10u
+#define SALT_H1 0x636f6f6b69653131ull /* "cookie11" */
+#define SALT_H2 0x636f6f6b69653200ull /* "cookie2\0" + the minute */
+
+/* Linux's msstab (IPv4) and msstab for IPv6 (1280/1480/1500/9000 - 60). */
+static const uint16_t mss4[] = {536, 1300, 1440, 1460};
+static const uint16_t mss6[] = {1220, 1420, 1440, 8940};
+
+/* A SYN's options. */
+struct syn_opts {
+    uint16_t mss;
+    uint8_t wscale; /* 0xff: none */
+    bool sack, ts;
+    uint32_t tsval;
+};
+
+static void
+syn_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
+         const uint8_t *opt2, struct syn_opts *o)
+{
+    uint8_t copy[40];
+    const uint8_t *b = stk__tcp_opt_bytes(h, &optlen, opt1len, opt2, copy);
+
+    *o = (struct syn_opts){.mss = 536, .wscale = 0xff};
+    for (uint16_t i = 0; i < optlen;) {
+        uint8_t kind = b[i], len;
+
+        if (kind == LWIP_TCP_OPT_EOL)
+            break;
+        if (kind == LWIP_TCP_OPT_NOP) {
+            i++;
+            continue;
+        }
+        if (i + 1 >= optlen || (len = b[i + 1]) < 2 || i + len > optlen)
+            break;
+        if (kind == LWIP_TCP_OPT_MSS && len == 4)
+            o->mss = (uint16_t)(b[i + 2] << 8 | b[i + 3]);
+        else if (kind == LWIP_TCP_OPT_WS && len == 3)
+            o->wscale = b[i + 2] > 14 ? 14 : b[i + 2];
+        else if (kind == LWIP_TCP_OPT_SACK_PERM && len == 2)
+            o->sack = true;
+        else if (kind == LWIP_TCP_OPT_TS && len == 10) {
+            o->ts = true;
+            o->tsval = (uint32_t)b[i + 2] << 24 | (uint32_t)b[i + 3] << 16 |
+                       (uint32_t)b[i + 4] << 8 | b[i + 5];
+        }
+        i = (uint16_t)(i + len);
+    }
+}
+
+static uint32_t
+minute(void)
+{
+    return (uint32_t)(stk__now_ns() / MINUTE_NS);
+}
+
+/* The segment's 4-tuple from the stack's side. */
+static uint32_t
+hash(const struct tcp_hdr *h, uint64_t salt)
+{
+    return stk__tuple_hash(ip_current_dest_addr(), h->dest,
+                           ip_current_src_addr(), h->src, salt);
+}
+
+static uint32_t
+cookie_make(const struct tcp_hdr *h, uint32_t sseq, uint32_t mssind)
+{
+    uint32_t count = minute();
+
+    return hash(h, SALT_H1) + sseq + (count << COOKIE_BITS) +
+           ((hash(h, SALT_H2 | (count & 0xff)) + mssind) & COOKIE_MASK);
+}
+
+/* The MSS index a cookie holds, or -1 when it is not one of ours or too
+ * old. */
+static int
+cookie_check(const struct tcp_hdr *h, uint32_t cookie, uint32_t sseq)
+{
+    uint32_t count = minute(), diff, data;
+
+    cookie -= hash(h, SALT_H1) + sseq;
+    diff = (count - (cookie >> COOKIE_BITS)) & (0xffffffffu >> COOKIE_BITS);
+    if (diff >= COOKIE_AGE_MAX)
+        return -1;
+    data = (cookie - hash(h, SALT_H2 | ((count - diff) & 0xff))) & COOKIE_MASK;
+    return data < 4 ? (int)data : -1;
+}
+
+static void
+put16(uint8_t *b, uint16_t v)
+{
+    b[0] = (uint8_t)(v >> 8);
+    b[1] = (uint8_t)v;
+}
+
+static void
+put32(uint8_t *b, uint32_t v)
+{
+    put16(b, (uint16_t)(v >> 16));
+    put16(b + 2, (uint16_t)v);
+}
+
+/* Linux's SYN-ACK options, in its order: MSS, SACK-permitted, timestamps,
+ * window scale (NOPs where a field is absent). Returns their length. */
+static uint16_t
+synack_opts(uint8_t *o, uint16_t mss, const struct syn_opts *so, uint32_t tsval)
+{
+    uint16_t n = 0;
+
+    o[n++] = LWIP_TCP_OPT_MSS;
+    o[n++] = 4;
+    put16(o + n, mss);
+    n += 2;
+    if (!so->ts)
+        return n; /* nothing else survives a cookie without timestamps */
+    if (so->sack) {
+        o[n++] = LWIP_TCP_OPT_SACK_PERM;
+        o[n++] = 2;
+    } else {
+        o[n++] = LWIP_TCP_OPT_NOP;
+        o[n++] = LWIP_TCP_OPT_NOP;
+    }
+    o[n++] = LWIP_TCP_OPT_TS;
+    o[n++] = 10;
+    put32(o + n, tsval);
+    put32(o + n + 4, so->tsval);
+    n += 8;
+    if (so->wscale != 0xff) {
+        o[n++] = LWIP_TCP_OPT_NOP;
+        o[n++] = LWIP_TCP_OPT_WS;
+        o[n++] = 3;
+        o[n++] = TCP_RCV_SCALE;
+    }
+    return n;
+}
+
+int
+stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
+                 uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
+                 uint32_t seqno)
+{
+    struct stk_lgroup *g = lpcb->callback_arg;
+    const uint16_t *tab = ip_current_is_v6() ? mss6 : mss4;
+    struct syn_opts so;
+    uint8_t opts[40];
+    uint16_t olen, mss;
+    uint32_t mssind, iss, tsval = 0;
+    struct pbuf *p;
+    struct tcp_hdr *t;
+
+    /* Every accept queue full: refused, as Linux (sk_acceptq_is_full). */
+    if (g == NULL || !stk__group_has_room(g))
+        return 0;
+    syn_opts(hdr, optlen, opt1len, opt2, &so);
+    for (mssind = 3; mssind > 0; mssind--)
+        if (so.mss >= tab[mssind])
+            break;
+    iss = cookie_make(hdr, seqno, mssind);
+    if (so.ts) {
+        uint32_t now = sys_now(),
+                 o = so.wscale == 0xff ? TS_WSCALE_NONE : so.wscale;
+
+        if (so.sack)
+            o |= TS_SACK;
+        tsval = (now >> TSBITS << TSBITS) | o;
+        if (tsval > now)
+            tsval -= 1u << TSBITS;
+    }
+    mss = tcp_eff_send_mss(TCP_MSS, ip_current_dest_addr(),
+                           ip_current_src_addr());
+    olen = synack_opts(opts, mss, &so, tsval);
+    p = pbuf_alloc(PBUF_IP, (u16_t)(TCP_HLEN + olen), PBUF_RAM);
+    if (p == NULL)
+        return 1; /* the client sends its SYN again */
+    t = p->payload;
+    t->src = lwip_htons(lpcb->local_port);
+    t->dest = lwip_htons(hdr->src);
+    t->seqno = lwip_htonl(iss);
+    t->ackno = lwip_htonl(seqno + 1);
+    TCPH_HDRLEN_FLAGS_SET(t, (TCP_HLEN + olen) / 4, TCP_SYN | TCP_ACK);
+    t->wnd = lwip_htons(TCPWND_MIN16(TCP_WND));
+    t->chksum = 0;
+    t->urgp = 0;
+    memcpy(t + 1, opts, olen);
+    tcp_output_stateless(p, ip_current_dest_addr(), ip_current_src_addr());
+    g->cookie_ns = stk__now_ns();
+    BASE_STAT_INC(tcp_syncookies_sent);
+    return 1;
+}
+
+int
+stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
+                   uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
+                   uint32_t seqno, uint32_t ackno, struct tcp_pcb **out)
+{
+    struct stk_lgroup *g = lpcb->callback_arg;
+    const uint16_t *tab = ip_current_is_v6() ? mss6 : mss4;
+    struct stk_tcp_opts o;
+    struct tcp_pcb *npcb;
+    uint32_t iss = ackno - 1, opt = TS_WSCALE_NONE;
+    int mssind;
+
+    if (g == NULL || g->cookie_ns == 0 ||
+        stk__now_ns() - g->cookie_ns > COOKIE_RECENT_NS)
+        return 0;
+    mssind = cookie_check(hdr, iss, seqno - 1);
+    if (mssind < 0) {
+        BASE_STAT_INC(tcp_syncookies_failed);
+        return 0;
+    }
+    if (!stk__group_has_room(g)) {
+        BASE_STAT_INC(tcp_listen_overflow);
+        return 1; /* dropped: the client sends its ACK again */
+    }
+    stk__tcp_opts(hdr, optlen, opt1len, opt2, &o);
+    if (o.ts)
+        opt = o.tsecr & ((1u << TSBITS) - 1);
+    npcb = tcp_alloc(lpcb->prio);
+    if (npcb == NULL)
+        return 1;
+    lpcb->accepts_pending++;
+    tcp_set_flags(npcb, TF_BACKLOGPEND);
+    ip_addr_copy(npcb->local_ip, *ip_current_dest_addr());
+    ip_addr_copy(npcb->remote_ip, *ip_current_src_addr());
+    npcb->local_port = lpcb->local_port;
+    npcb->remote_port = hdr->src;
+    npcb->state = SYN_RCVD;
+    npcb->rcv_nxt = seqno;
+    npcb->rcv_ann_right_edge = npcb->rcv_nxt;
+    npcb->lastack = iss;
+    npcb->snd_wl2 = iss;
+    npcb->snd_nxt = iss + 1;
+    npcb->snd_lbb = iss + 1;
+    npcb->snd_wl1 = seqno - 2; /* before this ACK: it updates the window */
+    npcb->callback_arg = lpcb->callback_arg;
+    npcb->listener = lpcb;
+    npcb->so_options = lpcb->so_options & SOF_INHERITED;
+    npcb->netif_idx = lpcb->netif_idx;
+    if (o.ts) {
+        tcp_set_flags(npcb, TF_TIMESTAMP);
+        npcb->ts_recent = o.tsval;
+        npcb->ts_lastacksent = npcb->rcv_nxt;
+        if ((opt & 0xf) != TS_WSCALE_NONE) {
+            npcb->snd_scale = (u8_t)(opt & 0xf);
+            npcb->rcv_scale = TCP_RCV_SCALE;
+            tcp_set_flags(npcb, TF_WND_SCALE);
+            npcb->rcv_wnd = npcb->rcv_ann_wnd = TCP_WND;
+        }
+        if (opt & TS_SACK)
+            tcp_set_flags(npcb, TF_SACK);
+    }
+    npcb->snd_wnd = SND_WND_SCALE(npcb, hdr->wnd);
+    npcb->snd_wnd_max = npcb->snd_wnd;
+    npcb->mss =
+        tcp_eff_send_mss(tab[mssind], &npcb->local_ip, &npcb->remote_ip);
+    TCP_REG_ACTIVE(npcb);
+    if (tcp_ext_arg_invoke_callbacks_passive_open(lpcb, npcb) != ERR_OK) {
+        tcp_abandon(npcb, 0);
+        return 1;
+    }
+    BASE_STAT_INC(tcp_syncookies_recv);
+    *out = npcb;
+    return 2;
+}
