@@ -415,9 +415,13 @@ cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
     }
     if (s->shut_rd && (pcb->state == FIN_WAIT_1 || pcb->state == FIN_WAIT_2)) {
         /* New data for a socket shut for reading after our FIN: Linux
-         * resets the connection (tcp_rcv_state_process), and so do we. */
+         * resets the connection (tcp_rcv_state_process), and so do we,
+         * with Linux's reply to that segment (a bare RST at its ACK), not
+         * an active reset. */
         pbuf_free(p);
-        stk__tcp_abort(s);
+        BASE_STAT_INC(tcp_rst_sent);
+        tcp_input_rst_reply(pcb);
+        tcp_abandon(stk__tcp_detach(s), 0);
         s->err = ECONNRESET;
         s->st = STK_TCP_CLOSED;
         s->shut_wr = true;
