@@ -73,10 +73,12 @@ skip() { echo "SKIP: $*"; exit 4; }
 die() { echo "run.sh: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+# As root nothing skips (tests/README.md): a missing tool fails the run
+# (tools/debian-packages.txt lists them; CI installs that list).
 if [ -n "$WIRE" ]; then
-	command -v tcpdump >/dev/null || skip "--wire needs tcpdump"
-	command -v python3 >/dev/null || skip "--wire needs python3"
-	command -v ethtool >/dev/null || skip "--wire needs ethtool"
+	for tool in tcpdump python3 ethtool; do
+		command -v "$tool" >/dev/null || die "--wire needs $tool (tools/debian-packages.txt)"
+	done
 fi
 WIRE_SETTLE=0.5
 command -v ip >/dev/null || skip "iproute2 missing"
