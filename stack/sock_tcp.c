@@ -151,6 +151,9 @@ stk__tcp_apply_opts(struct stk_sock *s)
         ip_set_option(pcb, SOF_REUSEADDR);
     else
         ip_reset_option(pcb, SOF_REUSEADDR);
+    /* For the next SYN or SYN-ACK (a listener's accepted pcbs inherit it);
+     * an established connection keeps its MSS, as Linux. */
+    pcb->user_mss = s->user_mss;
     if (pcb->state == LISTEN)
         return;
     if (s->keepalive)
