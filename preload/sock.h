@@ -328,6 +328,9 @@ int pl_sock_fcntl(struct pl_sock *s, int fd, int cmd, unsigned long arg);
 /* ---- data path (sock_io.c) -------------------------------------------- */
 
 /** recvmsg on an accelerated socket (MSG_WAITALL, blocking, timeouts). */
+/* An iovec holds a range no mapping can (uaddr.c): the call fails with
+ * EFAULT where Linux's copy would. */
+bool pl_uaddr_bad(const struct iovec *iov, size_t n);
 ssize_t pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg,
                         int flags);
 /** sendmsg on an accelerated socket. *sigpipe is set when the caller must

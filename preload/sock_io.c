@@ -96,11 +96,21 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     size_t want, total = 0;
     ssize_t rc;
     int w;
+    bool fault;
 
     if (!pl_sock_live(s))
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
+    /* A bad buffer: TCP fails at once, nothing consumed; a datagram is
+     * received into nothing and dropped, then EFAULT (udp_recvmsg). */
+    fault = pl_uaddr_bad(msg->msg_iov, n);
+    if (fault && s->type == SOCK_STREAM)
+        return -EFAULT;
+    if (fault) {
+        m.msg_iov = NULL;
+        m.msg_iovlen = 0;
+    }
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
     if (!nb) /* a call that may wait: handlers that run from here on count */
         sig0 = rt_sig_count;
@@ -130,6 +140,8 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
                             &msg->msg_namelen);
         else if (rc >= 0) /* none (TCP) */
             msg->msg_namelen = 0;
+        if (rc >= 0 && fault)
+            return -EFAULT;
         if (rc >= 0) /* the bytes of control messages the stack wrote */
             msg->msg_controllen = m.msg_controllen;
         msg->msg_flags = m.msg_flags;
@@ -200,6 +212,8 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
+    if (pl_uaddr_bad(msg->msg_iov, n)) /* nothing is sent */
+        return -EFAULT;
     if (!stream && to != NULL) {
         enum pl_in6 k = pl_sock_view(s, fd, false, to, tolen, &v4);
         enum pl_route r = PL_ROUTE_ACCEL;

@@ -159,6 +159,11 @@ rt__progress_start(uint32_t period_usec)
     return 0;
 }
 
+static void
+no_lock(void)
+{
+}
+
 void
 rt__progress_ensure(void)
 {
@@ -168,6 +173,11 @@ rt__progress_ensure(void)
         return;
     /* one attempt: a failure is logged once */
     atomic_store(&rt__progress_running, true);
+    /* A fork child's own region, made by this application thread (the
+     * stack lock is held: no lock to take) rather than by the thread's
+     * first tick, whose transient fds would take the application's
+     * lowest free numbers for a moment (see start_stack). */
+    base_sr_ensure(no_lock, no_lock);
     /* The thread must never take the application's signals. */
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);

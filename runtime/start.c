@@ -547,6 +547,13 @@ start_stack(struct stk_netif_cfg *nc)
                  strerror(-rc));
         return rc;
     }
+    /* The live state region (accel-stat) is made here, while the low fds
+     * are still reserved, not by the progress thread's first tick: its
+     * files (the region, /proc reads) opened by another thread while the
+     * application runs would take the application's lowest free number
+     * for a moment, and a socket() or pipe() made then would get another
+     * number than under Linux. */
+    base_sr_ensure(rt_lock, rt_unlock);
     if (base_cfg.progress_usec > 0) {
         rc = rt__progress_start(base_cfg.progress_usec);
         if (rc != 0)

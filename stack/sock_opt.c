@@ -239,6 +239,11 @@ set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
             return -EINVAL;
         s->keepcnt = v;
         break;
+    case TCP_MAXSEG: /* Linux: TCP_MIN_MSS to MAX_TCP_WINDOW, or 0 */
+        if (v != 0 && (v < 88 || v > 32767))
+            return -EINVAL;
+        s->user_mss = (uint16_t)v;
+        break;
     default:
         return -ENOPROTOOPT;
     }
@@ -259,7 +264,7 @@ stk_sock_opt_owned(int level, int name)
     if (level == IPPROTO_TCP)
         return name == TCP_NODELAY || name == TCP_KEEPIDLE ||
                name == TCP_KEEPINTVL || name == TCP_KEEPCNT ||
-               name == TCP_CONGESTION;
+               name == TCP_CONGESTION || name == TCP_MAXSEG;
     return false;
 }
 
@@ -405,8 +410,10 @@ eff_mss(const struct stk_sock *s)
     const struct tcp_pcb *pcb = s->pcb.tcp;
     int mss;
 
+    /* Linux (do_tcp_getsockopt): the value set while closed or
+     * listening, else mss_cache, 536 before a connection exists. */
     if (pcb == NULL || s->st != STK_TCP_CONNECTED)
-        return 536; /* Linux's answer before a connection exists */
+        return s->user_mss != 0 ? s->user_mss : 536;
     mss = pcb->mss;
 #if LWIP_TCP_TIMESTAMPS
     if (pcb->flags & TF_TIMESTAMP)
@@ -469,7 +476,8 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
         return -EINVAL;
     memset(&ti, 0, sizeof(ti));
     ti.tcpi_state = (uint8_t)linux_tcp_state(s);
-    ti.tcpi_snd_mss = (uint32_t)eff_mss(s);
+    /* mss_cache: TCP_MAXSEG's set value is not in it */
+    ti.tcpi_snd_mss = s->st == STK_TCP_CONNECTED ? (uint32_t)eff_mss(s) : 536;
     ti.tcpi_rcv_mss = ti.tcpi_snd_mss;
     if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
         const struct tcp_pcb *pcb = s->pcb.tcp;

@@ -151,6 +151,9 @@ stk__tcp_apply_opts(struct stk_sock *s)
         ip_set_option(pcb, SOF_REUSEADDR);
     else
         ip_reset_option(pcb, SOF_REUSEADDR);
+    /* For the next SYN or SYN-ACK (a listener's accepted pcbs inherit it);
+     * an established connection keeps its MSS, as Linux. */
+    pcb->user_mss = s->user_mss;
     if (pcb->state == LISTEN)
         return;
     if (s->keepalive)
@@ -415,9 +418,13 @@ cb_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
     }
     if (s->shut_rd && (pcb->state == FIN_WAIT_1 || pcb->state == FIN_WAIT_2)) {
         /* New data for a socket shut for reading after our FIN: Linux
-         * resets the connection (tcp_rcv_state_process), and so do we. */
+         * resets the connection (tcp_rcv_state_process), and so do we,
+         * with Linux's reply to that segment (a bare RST at its ACK), not
+         * an active reset. */
         pbuf_free(p);
-        stk__tcp_abort(s);
+        BASE_STAT_INC(tcp_rst_sent);
+        tcp_input_rst_reply(pcb);
+        tcp_abandon(stk__tcp_detach(s), 0);
         s->err = ECONNRESET;
         s->st = STK_TCP_CLOSED;
         s->shut_wr = true;

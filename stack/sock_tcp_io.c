@@ -183,14 +183,18 @@ stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
             size_t chunk = len - off;
             err_t e;
 
+            bool last;
+
             if (chunk > avail)
                 chunk = avail;
             if (chunk > 0xffff)
                 chunk = 0xffff;
-            e = tcp_write(
-                pcb, base + off, (u16_t)chunk,
-                (u8_t)(wflags |
-                       ((sent + chunk < total) ? TCP_WRITE_FLAG_MORE : 0)));
+            /* PSH on the last segment of what this call queues, also when
+             * the buffer cut the write short (Linux's tcp_push at the end
+             * of tcp_sendmsg). */
+            last = sent + chunk == total || chunk == avail;
+            e = tcp_write(pcb, base + off, (u16_t)chunk,
+                          (u8_t)(wflags | (last ? 0 : TCP_WRITE_FLAG_MORE)));
             if (e != ERR_OK) {
                 if (sent == 0 && e != ERR_MEM)
                     return stk_err_to_errno(e);

@@ -104,6 +104,7 @@ struct stk_sock {
     int linger_sec;
     int sndbuf, rcvbuf; /* effective (doubled) values once set, 0 = default */
     int keepidle, keepintvl, keepcnt; /* seconds / count */
+    uint16_t user_mss; /* TCP_MAXSEG, 0: none (lwIP patch 0031) */
 
     /* Shutdown and end-of-stream state (Linux sk_shutdown bits). */
     bool shut_rd, shut_wr;

@@ -43,6 +43,7 @@ enum {
     D_UDP_ECHO = 7007, /* UDP echo (zero-length included) */
     D_CTRL = 7008,     /* connect-back control, see d_connect_back() */
     D_REFUSED = 7009,  /* nothing listens (TCP RST / ICMP unreachable) */
+    D_DEAF = 7010,     /* IPv4: full accept queue, SYNs go unanswered */
 };
 
 /* Subject listening ports: D_LPORT_BASE + scenario number (+ small k). */

@@ -17,6 +17,10 @@
  *                 subject's PORT (at SUBJECT_IP, or at IP, IPv4 or IPv6),
  *                 reply "ok\n" (or "err ENAME\n"), then run MODE on that
  *                 connection: hold | send:TEXT | echo | close | rst
+ *   7010 deaf     (IPv4 only) a listener whose accept queue the peer filled
+ *                 itself at start (backlog 0, one connection over its own
+ *                 address, never accepted): Linux drops every further SYN,
+ *                 so a client's connect stays in SYN-SENT
  *
  * Every service listens twice: on D_PEER_IP (AF_INET sockets, as before
  * IPv6) and on D_PEER_IP6 (AF_INET6 sockets with IPV6_V6ONLY), so the
@@ -252,6 +256,24 @@ udp_echo(int fd)
         sendto(fd, buf, (size_t)r, 0, (struct sockaddr *)&from, fl);
 }
 
+/* 7010: a full accept queue. The listener and the connection that fills
+ * it stay open (and unaccepted) for the peer's lifetime. */
+static void
+deaf(void)
+{
+    struct sockaddr_in a = d_sin(D_PEER_IP, D_DEAF);
+    int one = 1, l = socket(AF_INET, SOCK_STREAM, 0), c;
+
+    if (l < 0)
+        die("socket");
+    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 0) < 0)
+        die("bind/listen " D_PEER_IP ":7010");
+    c = socket(AF_INET, SOCK_STREAM, 0);
+    if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof(a)) < 0)
+        die("connect to the deaf listener");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -277,6 +299,7 @@ main(int argc, char **argv)
                        : listen_on(fam, SOCK_STREAM, ports[(i - 2) / 2]);
         p[i] = (struct pollfd){fd, POLLIN, 0};
     }
+    deaf();
     printf("ready\n");
     fflush(stdout);
 

@@ -14,6 +14,10 @@
 #                       default: accel-run's own choice)
 #     --out DIR         where traces and diffs go (default: BINDIR/results)
 #     --timeout SEC     per-scenario timeout (default 30)
+#     --wire            also compare what goes on the wire: capture the TCP
+#                       frames on the peer's veth in each world (tcpdump),
+#                       reduce each scenario's flows with wire.py and compare
+#                       them (wire_allowlist.txt holds accepted differences)
 #
 # Worlds (same addresses in both, so traces are comparable):
 #   kernel  peer in netns accel-dk$TAG (10.200.0.1/24, fd00:200::1/64),
@@ -44,6 +48,8 @@ TIMEOUT=30
 MODE=full
 TAG=${ACCEL_LAB_TAG:-}
 WANT=()
+WIRE=
+CAP_PID=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
 	--lib) LIBPATH=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--timeout) TIMEOUT=$2; shift ;;
+	--wire) WIRE=1 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) WANT+=("$1") ;;
@@ -66,6 +73,14 @@ skip() { echo "SKIP: $*"; exit 4; }
 die() { echo "run.sh: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+# As root nothing skips (tests/README.md): a missing tool fails the run
+# (tools/debian-packages.txt lists them; CI installs that list).
+if [ -n "$WIRE" ]; then
+	for tool in tcpdump python3 ethtool; do
+		command -v "$tool" >/dev/null || die "--wire needs $tool (tools/debian-packages.txt)"
+	done
+fi
+WIRE_SETTLE=0.5
 command -v ip >/dev/null || skip "iproute2 missing"
 [ -f "$BINDIR/scenarios.list" ] || die "no $BINDIR/scenarios.list (build first, or pass --bindir)"
 [[ -z $TAG || $TAG =~ ^[A-Za-z0-9_]{1,9}$ ]] || die "ACCEL_LAB_TAG must be 1-9 characters [A-Za-z0-9_]"
@@ -120,6 +135,7 @@ kernel_down() {
 
 cleanup() {
 	local p
+	capture_stop
 	for p in "${PEER_PIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 	kernel_down
 	if [ -n "$LAB_UP_HERE" ]; then
@@ -150,6 +166,43 @@ kernel_up() {
 	done
 	ip -n "$KP" link set "vdk$TAG" up
 	ip -n "$KS" link set "vda$TAG" up
+	if [ -n "$WIRE" ]; then
+		# As in the lab (accel-lab): no GSO/TSO super-frames, so the peer's
+		# capture holds the segments a NIC would carry.
+		local feat
+		for feat in tso gso gro lro; do
+			ip netns exec "$KP" ethtool -K "vdk$TAG" "$feat" off >/dev/null 2>&1
+			ip netns exec "$KS" ethtool -K "vda$TAG" "$feat" off >/dev/null 2>&1
+		done
+	fi
+}
+
+# capture_start WORLD: tcpdump of the TCP frames on the peer's veth into
+# OUT/WORLD.pcap (headers only), started before the world's first scenario.
+capture_start() {
+	local world=$1 ns ifc i
+	case "$world" in
+	kernel*) ns=$KP ifc=vdk$TAG ;;
+	accel) ns=$AK ifc=veth-k$TAG ;;
+	esac
+	: > "$OUT/$world.capture.log"
+	ip netns exec "$ns" tcpdump -Z root --immediate-mode -i "$ifc" -n -s 160 -U -w "$OUT/$world.pcap" tcp \
+		2> "$OUT/$world.capture.log" &
+	CAP_PID=$!
+	for i in $(seq 200); do
+		grep -q 'listening on' "$OUT/$world.capture.log" && return 0
+		kill -0 "$CAP_PID" 2>/dev/null || break
+		sleep 0.02
+	done
+	die "tcpdump in $ns did not start: $(cat "$OUT/$world.capture.log")"
+}
+
+# capture_stop: SIGINT makes tcpdump write what it holds and exit.
+capture_stop() {
+	[ -n "$CAP_PID" ] || return 0
+	kill -INT "$CAP_PID" 2>/dev/null
+	wait "$CAP_PID" 2>/dev/null
+	CAP_PID=
 }
 
 lab_up() {
@@ -181,10 +234,12 @@ start_peer() {
 
 # run_world WORLD: every selected scenario; traces in OUT/WORLD/NAME.trace.
 run_world() {
-	local world=$1 s rc
+	local world=$1 s rc t0
 	mkdir -p "$OUT/$world"
+	[ -z "$WIRE" ] || { : > "$OUT/$world.times"; capture_start "$world"; }
 	for s in "${SCEN[@]}"; do
 		local tr="$OUT/$world/$s.trace" er="$OUT/$world/$s.stderr"
+		t0=$EPOCHREALTIME
 		case "$world" in
 		kernel*)
 			ip netns exec "$KS" timeout -k 2 "$TIMEOUT" "$BINDIR/scen/$s" \
@@ -196,7 +251,22 @@ run_world() {
 		esac
 		rc=$?
 		echo "exit=$rc" >> "$tr"
+		[ -z "$WIRE" ] || echo "$s $t0 $EPOCHREALTIME" >> "$OUT/$world.times"
 	done
+	if [ -n "$WIRE" ]; then
+		# The last scenario's closing frames, then the capture's end.
+		sleep "$WIRE_SETTLE"
+		capture_stop
+		python3 "$HERE/wire.py" view "$OUT/$world.pcap" "$OUT/$world.times" \
+			"$OUT/wire/$world" || die "wire.py view failed for $world"
+	fi
+}
+
+# wire_compare A B [strict]: the wire views of every scenario.
+wire_compare() {
+	[ -n "$WIRE" ] || return 0
+	python3 "$HERE/wire.py" "compare${3:+-strict}" "$OUT/wire/$1" "$OUT/wire/$2" \
+		"$OUT/diff" "$HERE/wire_allowlist.txt" "${SCEN[@]}"
 }
 
 allowed_reason() {
@@ -287,12 +357,14 @@ kernel-only)
 	exit $bad ;;
 kernel-twice)
 	run_world kernel2
-	compare kernel kernel2 strict
-	exit $? ;;
+	compare kernel kernel2 strict; rc=$?
+	wire_compare kernel kernel2 strict || rc=1
+	exit $rc ;;
 full)
 	lab_up
 	start_peer "$AK"
 	run_world accel
-	compare kernel accel
-	exit $? ;;
+	compare kernel accel; rc=$?
+	wire_compare kernel accel || rc=1
+	exit $rc ;;
 esac
