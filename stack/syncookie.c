@@ -212,8 +212,9 @@ stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
         if (tsval > now)
             tsval -= 1u << TSBITS;
     }
-    mss = tcp_eff_send_mss(TCP_MSS, ip_current_dest_addr(),
-                           ip_current_src_addr());
+    mss = TCP_MSS_CLAMP_USER(lpcb,
+                             tcp_eff_send_mss(TCP_MSS, ip_current_dest_addr(),
+                                              ip_current_src_addr()));
     olen = synack_opts(opts, mss, &so, tsval);
     p = pbuf_alloc(PBUF_IP, (u16_t)(TCP_HLEN + olen), PBUF_RAM);
     if (p == NULL)
@@ -297,8 +298,9 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     }
     npcb->snd_wnd = SND_WND_SCALE(npcb, hdr->wnd);
     npcb->snd_wnd_max = npcb->snd_wnd;
-    npcb->mss =
-        tcp_eff_send_mss(tab[mssind], &npcb->local_ip, &npcb->remote_ip);
+    npcb->user_mss = lpcb->user_mss;
+    npcb->mss = TCP_MSS_CLAMP_USER(
+        npcb, tcp_eff_send_mss(tab[mssind], &npcb->local_ip, &npcb->remote_ip));
     TCP_REG_ACTIVE(npcb);
     if (tcp_ext_arg_invoke_callbacks_passive_open(lpcb, npcb) != ERR_OK) {
         tcp_abandon(npcb, 0);
