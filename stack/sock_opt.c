@@ -224,6 +224,9 @@ set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
     case TCP_NODELAY:
         s->nodelay = v != 0;
         break;
+    case TCP_CORK:
+        s->cork = v != 0;
+        break;
     case TCP_KEEPIDLE:
         if (v < 1 || v > 32767)
             return -EINVAL;
@@ -248,9 +251,11 @@ set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
         return -ENOPROTOOPT;
     }
     stk__tcp_apply_opts(s);
-    if (name == TCP_NODELAY && v != 0 && s->pcb.tcp != NULL &&
-        s->st == STK_TCP_CONNECTED)
-        tcp_output(s->pcb.tcp); /* Linux pushes pending data at once */
+    /* Linux pushes pending data at once (TCP_NODELAY set, TCP_CORK
+     * removed). */
+    if (((name == TCP_NODELAY && v != 0) || (name == TCP_CORK && v == 0)) &&
+        s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED)
+        tcp_output(s->pcb.tcp);
     return 0;
 }
 
@@ -262,9 +267,10 @@ stk_sock_opt_owned(int level, int name)
                name == SO_KEEPALIVE || name == SO_BROADCAST ||
                name == SO_RCVBUF || name == SO_SNDBUF || name == SO_LINGER;
     if (level == IPPROTO_TCP)
-        return name == TCP_NODELAY || name == TCP_KEEPIDLE ||
-               name == TCP_KEEPINTVL || name == TCP_KEEPCNT ||
-               name == TCP_CONGESTION || name == TCP_MAXSEG;
+        return name == TCP_NODELAY || name == TCP_CORK ||
+               name == TCP_KEEPIDLE || name == TCP_KEEPINTVL ||
+               name == TCP_KEEPCNT || name == TCP_CONGESTION ||
+               name == TCP_MAXSEG;
     return false;
 }
 
@@ -596,6 +602,8 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
         switch (name) {
         case TCP_NODELAY:
             return put_int(val, len, s->nodelay);
+        case TCP_CORK:
+            return put_int(val, len, s->cork);
         case TCP_KEEPIDLE:
             return put_int(val, len, s->keepidle);
         case TCP_KEEPINTVL:

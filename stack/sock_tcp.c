@@ -167,6 +167,9 @@ stk__tcp_apply_opts(struct stk_sock *s)
         tcp_nagle_disable(pcb);
     else
         tcp_nagle_enable(pcb);
+    pcb->acc.corked = s->cork;
+    if (!s->cork)
+        pcb->acc.hold_ns = 0;
     if (s->cc >= 0)
         stk__tcp_set_cc(pcb, s->cc);
     stk__tcp_ip6_opts(s, IP_IS_V6_VAL(pcb->remote_ip));

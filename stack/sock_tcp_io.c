@@ -175,6 +175,11 @@ stk__tcp_sendmsg(struct stk_sock *s, const struct msghdr *msg, int flags)
     if (avail == 0)
         return -EAGAIN;
     stk__tcp_check_app_limited(pcb);
+    /* MSG_MORE: the partial tail waits for the next write (tcp_recovery.c
+     * cork_holds); a write without it sends what waited. */
+    pcb->acc.more = (flags & MSG_MORE) != 0;
+    if (!pcb->acc.more && !pcb->acc.corked)
+        pcb->acc.hold_ns = 0;
     for (i = 0; i < (size_t)msg->msg_iovlen && avail > 0; i++) {
         const uint8_t *base = msg->msg_iov[i].iov_base;
         size_t len = msg->msg_iov[i].iov_len, off = 0;

@@ -99,6 +99,7 @@ struct stk_sock {
 
     /* Socket options. */
     bool reuseaddr, reuseport, keepalive, nodelay, broadcast;
+    bool cork; /* TCP_CORK */
     int8_t cc; /* TCP_CONGESTION's algorithm (STK_CC_*), -1: ACCEL_TCP_CC */
     bool linger_on;
     int linger_sec;

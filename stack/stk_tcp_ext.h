@@ -172,6 +172,11 @@ struct stk_tcp_ext {
     uint32_t dsack_left, dsack_right; /* pending D-SACK block */
     bool dsack;
 
+    /* ---- corking (TCP_CORK, MSG_MORE; tcp_recovery.c) -------------------*/
+    bool corked;      /* TCP_CORK set */
+    bool more;        /* the last write had MSG_MORE */
+    uint64_t hold_ns; /* when the partial tail was first held; 0: none */
+
     /* ---- input validation (tcp_validate.c) -------------------------------*/
     uint64_t oow_ack_ns; /* last challenge or duplicate ACK; 0: none */
     uint32_t snd_base;   /* lastack when first seen (the ISS) */

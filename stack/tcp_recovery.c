@@ -695,12 +695,42 @@ cwnd_restart(struct tcp_pcb *pcb, uint64_t idle_ns)
     x->cwnd = cwnd > restart ? cwnd : restart;
 }
 
+/* TCP_CORK (and a write with MSG_MORE): the last segment queued, while
+ * shorter than the MSS and without FIN, waits for more data, for the
+ * cork's removal or a write without MSG_MORE, and at most CORK_MAX_NS
+ * (Linux's 200 ms ceiling on TCP_CORK; the pacing list's tick looks
+ * again). */
+#define CORK_MAX_NS 200000000ull
+
+static bool
+cork_holds(struct tcp_pcb *pcb, const struct tcp_seg *seg)
+{
+    struct stk_tcp_ext *x = &pcb->acc;
+    uint64_t now;
+
+    if (seg->next != NULL || seg->len >= tcp_mss(pcb) ||
+        (TCPH_FLAGS(seg->tcphdr) & TCP_FIN))
+        return false;
+    now = stk__now_ns();
+    if (x->hold_ns == 0)
+        x->hold_ns = now;
+    if (now - x->hold_ns >= CORK_MAX_NS) {
+        x->hold_ns = 0;
+        return false;
+    }
+    stk__pace_wait(pcb);
+    return true;
+}
+
 int
 stk_tcp_may_send(struct tcp_pcb *pcb, struct tcp_seg *seg)
 {
     struct stk_tcp_ext *x = &pcb->acc;
 
-    (void)seg;
+    /* Also before the sender's state starts (at the first ACK of data). */
+    if ((x->corked || x->more) && pcb->state >= ESTABLISHED &&
+        cork_holds(pcb, seg))
+        return 0;
     if (!x->started || pcb->state < ESTABLISHED)
         return 1;
     if (x->tlp_send_new) {

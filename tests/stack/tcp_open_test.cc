@@ -305,6 +305,7 @@ TEST_F(Lab, tcp_owned_options_are_exactly_those_the_stack_sets_and_gets)
     }
     EXPECT_TRUE(stk_sock_opt_owned(IPPROTO_TCP, TCP_NODELAY));
     EXPECT_FALSE(stk_sock_opt_owned(SOL_SOCKET, SO_RCVTIMEO));
-    EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_TCP, TCP_CORK));
+    EXPECT_TRUE(stk_sock_opt_owned(IPPROTO_TCP, TCP_CORK));
+    EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_TCP, TCP_DEFER_ACCEPT));
     EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_IP, IP_TOS));
 }
