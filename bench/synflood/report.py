@@ -78,10 +78,10 @@ def write_md(path, meta, points, v):
     for x in v:
         L.append("| %s | %s | %s | %s | %s kB |" % (
             x["series"], fmt(x["flood_pps"], "%.0f"), fmt(x["ratio"], "%.3f"),
-            "met" if x["met"] else "missed", fmt(x["rss_growth_kb"], "%+d")))
+            "met" if x["met"] else "missed" + ("" if x["ratio"] is not None else
+                                               " (the point failed: below)"),
+            fmt(x["rss_growth_kb"], "%+d")))
     L += ["", "## Conditions", "", machine_line(meta),
-          "* Load average at the start %s, at the end %s (other helpers' builds and tests "
-          "shared the machine)." % (meta.get("loadavg_start"), meta.get("loadavg_end")),
           "* nginx (one process, `master_process off`, `return 200` from `location = /hello`) "
           "in netns accel-a, pinned to CPU %s. wrk 4.1 (`-t1 -c%s --latency -H 'Connection: "
           "close'`: a new connection per request, so req/s is the legitimate connection rate) "
@@ -101,8 +101,9 @@ def write_md(path, meta, points, v):
           "* accel: env `%s`; SYN cookies when the listener's backlog fills with handshakes "
           "(docs/DESIGN.md 7b)." % meta.get("accel_env"),
           "* %s s of wrk per point; points in order: base (no flood), flood_max (the sender "
-          "as fast as it goes), flood_rate (%s frames/s), after (no flood, right after)." % (
-              meta["duration_s"], meta["rate"]), ""]
+          "as fast as it goes), flood_rate (%s), after (no flood, right after)." % (
+              meta["duration_s"], "%s frames/s" % meta["rate"] if meta["rate"] != "0"
+              else "not run: --rate 0"), ""]
     for series, desc in SERIES:
         pts = [find(points, series, n) for n in POINTS]
         pts = [p for p in pts if p]
