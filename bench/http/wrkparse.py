@@ -68,7 +68,7 @@ def main():
     if m:
         p["rps"] = float(m.group(1))
         p["requests"] = int(re.search(r"(\d+) requests in", text).group(1))
-        pct = dict(re.findall(r"^\s+(\d+)%\s+(\S+)$", text, re.M))
+        pct = dict(re.findall(r"^\s+(\d+)%\s+(\S+)\s*$", text, re.M))
         errors = {"connect": 0, "read": 0, "write": 0, "timeout": 0, "status": 0}
         m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
                       text)
