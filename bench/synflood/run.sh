@@ -28,7 +28,8 @@
 #
 # usage: bench/synflood/run.sh [--smoke] [--duration S] [--rate PPS]
 #                              [--conns N] [--sources N] [--out DIR]
-#   --smoke      2 s per point (CI: every series and point works)
+#   --smoke      2 s per point, no flood_max point (CI: every series and
+#                point works; the flood at --rate)
 #   --duration S seconds of wrk per point (default 10)
 #   --rate PPS   the fixed-rate flood point (default 20000; 0: none)
 #   --conns N    wrk's connections (default 32)
@@ -163,7 +164,10 @@ run_series() {
     [[ $mode == A ]] || slowwait 10 test -e "/dev/shm/accel-stat-$SPID" ||
         fail "$series: nginx has no live state region"
     point "$series" base ""
-    point "$series" flood_max max
+    # The smoke (CI) checks the pipeline at a fixed rate: at the sender's
+    # maximum the sender and wrk share CPU 0 and wrk may starve past its
+    # time limit, which a measurement reports but a test must not fail on.
+    ((SMOKE)) || point "$series" flood_max max
     ((RATE == 0)) || point "$series" flood_rate "$RATE"
     point "$series" after ""
     kill -QUIT "$SPID"
@@ -195,7 +199,8 @@ flood_net_down
 bench_report
 check "$BASE.json parses and has every point" "$PY" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d["points"]) == 2 * (3 + (sys.argv[2] != "0")), len(d["points"])' "$BASE.json" "$RATE"
+want = 2 + (sys.argv[3] == "0") + (sys.argv[2] != "0")
+assert len(d["points"]) == 2 * want, len(d["points"])' "$BASE.json" "$RATE" "$SMOKE"
 check_points '{series} {point}'
 cat "$BASE.md"
 finish
