@@ -71,9 +71,12 @@
 #define LWIP_IPV6 1
 #define LWIP_ETHERNET 1
 #define LWIP_ARP 1
-#define ARP_TABLE_SIZE 64 /* peers on the subnet (linear search) */
-#define ARP_QUEUEING 1    /* keep first packets while resolving */
-#define ARP_QUEUE_LEN 64  /* per-entry queue bound */
+/* Peers on the subnet (Linux's gc_thresh3 is 1024): 64 let a SYN flood
+ * from 100 spoofed neighbours evict a real client's entry. A linear
+ * search, but a pcb finds its entry by its netif hint. */
+#define ARP_TABLE_SIZE 512
+#define ARP_QUEUEING 1   /* keep first packets while resolving */
+#define ARP_QUEUE_LEN 64 /* per-entry queue bound */
 #define ETHARP_SUPPORT_VLAN 0
 #define ETH_PAD_SIZE 0        /* frames are copied, no alignment trick */
 #define LWIP_ICMP 1           /* echo replies, port unreachables */
