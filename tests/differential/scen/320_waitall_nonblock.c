@@ -1,0 +1,31 @@
+/*
+ * Behaviour: MSG_WAITALL on a non-blocking socket (or with MSG_DONTWAIT)
+ * does not wait: it returns the 4 bytes queued when 10 are asked, and
+ * EAGAIN when nothing is; with SO_RCVTIMEO 200 ms on a blocking socket it
+ * returns the partial 4 bytes once the timeout expires.
+ */
+#include "scen.h"
+
+int
+main(void)
+{
+    struct timeval tv = {0, 200000};
+    char buf[16];
+    int fd;
+
+    tr_init();
+    fd = d_connect(D_ECHO);
+    T(send(fd, "abcd", 4, 0));
+    d_wait(fd, POLLIN);
+    usleep(20000);
+    T(recv(fd, buf, 10, MSG_WAITALL | MSG_DONTWAIT));
+    T(recv(fd, buf, 10, MSG_WAITALL | MSG_DONTWAIT));
+    T(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+    T(send(fd, "efgh", 4, 0));
+    d_wait(fd, POLLIN);
+    usleep(20000);
+    T(recv(fd, buf, 10, MSG_WAITALL));
+    T(recv(fd, buf, 10, MSG_WAITALL));
+    T(close(fd));
+    return 0;
+}
