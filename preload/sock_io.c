@@ -66,6 +66,23 @@ iov_total(const struct iovec *iov, size_t n)
     return t;
 }
 
+/*
+ * Linux's EFAULT for the bad user pointers it is sure to meet: an iovec
+ * array that is NULL, or a NULL buffer with a length (checked before the
+ * stack runs: Linux's copy faults before a byte moves, and the data stays
+ * queued). @p null_ok: a TCP receive with MSG_TRUNC, which copies nothing.
+ */
+static int
+iov_check(const struct msghdr *m, bool null_ok)
+{
+    if (m->msg_iovlen > 0 && m->msg_iov == NULL)
+        return -EFAULT;
+    for (size_t i = 0; i < m->msg_iovlen && !null_ok; i++)
+        if (m->msg_iov[i].iov_base == NULL && m->msg_iov[i].iov_len > 0)
+            return -EFAULT;
+    return 0;
+}
+
 /* Drop the first n bytes of m's (private, writable) iovec array. */
 static void
 iov_advance(struct msghdr *m, size_t n)
@@ -101,9 +118,17 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
+    rc = iov_check(msg, s->type == SOCK_STREAM && (flags & MSG_TRUNC));
+    if (rc < 0)
+        return rc;
+    /* The stack keeps no error queue (IP_RECVERR): always empty. */
+    if (flags & MSG_ERRQUEUE)
+        return -EAGAIN;
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
     if (!nb) /* a call that may wait: handlers that run from here on count */
         sig0 = rt_sig_count;
+    else /* the stack tells "would wait" from "shut down" (UDP) */
+        x.flags |= MSG_DONTWAIT;
     waitall = (flags & MSG_WAITALL) && s->type == SOCK_STREAM && !nb &&
               !(flags & MSG_PEEK);
     want = iov_total(msg->msg_iov, n);
@@ -200,6 +225,9 @@ pl_sock_sendmsg(struct pl_sock *s, int fd, const struct msghdr *msg, int flags,
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
+    rc = iov_check(msg, false);
+    if (rc < 0)
+        return rc;
     if (!stream && to != NULL) {
         enum pl_in6 k = pl_sock_view(s, fd, false, to, tolen, &v4);
         enum pl_route r = PL_ROUTE_ACCEL;
