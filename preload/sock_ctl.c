@@ -150,6 +150,9 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     bool kbound, kfirst;
     int rc;
 
+    /* move_addr_to_kernel: the copy faults before any protocol check */
+    if (a == NULL && len > 0 && len <= sizeof(struct sockaddr_storage))
+        return -EFAULT;
     pthread_mutex_lock(&s->mu);
     k = pl_sock_view(s, fd, true, a, len, &v4);
     switch (pl_sock_state(s)) {
@@ -814,6 +817,11 @@ pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name, void *val,
                                  name == SO_RCVTIMEO_NEW ||
                                  name == SO_SNDTIMEO_NEW || name == SO_DOMAIN)))
         return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
+    /* The kernel socket renders SO_LINGER's time in its own ticks (a
+     * negative time reads back as the kernel clamps it); an accepted
+     * socket still on the shared template has only the stack's copy. */
+    if (level == SOL_SOCKET && name == SO_LINGER && !atomic_load(&s->kshared))
+        return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
     if (len != NULL && (int)*len < 0)
         return -EINVAL;
     rt_lock();
@@ -828,30 +836,36 @@ int
 pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
                 bool peer)
 {
+    struct sockaddr_in6 n6;
+    socklen_t n6len = sizeof(n6), n;
     int rc;
 
     if (!pl_sock_meta(s))
         return (int)pl_sysret(peer ? libc_getpeername(fd, a, len)
                                    : libc_getsockname(fd, a, len));
-    if (a == NULL || len == NULL)
+    /* As __sys_getpeername: the protocol answers first (ENOTCONN), then
+     * move_addr_to_user reads the length (EFAULT, EINVAL) and copies. */
+    rt_lock();
+    rc = stk_sock_getname(s->stk, (struct sockaddr *)&n6, &n6len, peer);
+    rt_unlock();
+    if (rc < 0)
+        return rc;
+    if (len == NULL)
         return -EFAULT;
     if ((int)*len < 0)
         return -EINVAL;
     if (pl_sock_af(s) != s->kfamily) { /* after IPV6_ADDRFORM */
-        struct sockaddr_in6 n6;
-        socklen_t n6len = sizeof(n6);
-
-        rt_lock();
-        rc = stk_sock_getname(s->stk, (struct sockaddr *)&n6, &n6len, peer);
-        rt_unlock();
-        if (rc == 0)
-            pl_sock_name_v4(&n6, n6len, a, len);
-        return rc;
+        if (a == NULL && *len > 0)
+            return -EFAULT;
+        pl_sock_name_v4(&n6, n6len, a, len);
+        return 0;
     }
-    rt_lock();
-    rc = stk_sock_getname(s->stk, a, len, peer);
-    rt_unlock();
-    return rc;
+    n = *len < n6len ? *len : n6len;
+    if (a == NULL && n > 0)
+        return -EFAULT;
+    memcpy(a, &n6, n);
+    *len = n6len;
+    return 0;
 }
 
 int
@@ -865,18 +879,22 @@ pl_sock_ioctl(struct pl_sock *s, int fd, unsigned long req, unsigned long arg)
             return -EFAULT;
         return pl_sock_set_nonblock(s, fd, *p != 0);
     }
-    if (!pl_sock_live(s) || (req != FIONREAD && req != SIOCOUTQ))
+    if (!pl_sock_live(s) ||
+        (req != FIONREAD && req != SIOCOUTQ && req != SIOCOUTQNSD))
         return (int)pl_sysret(libc_ioctl(fd, req, arg));
-    if (p == NULL)
-        return -EFAULT;
     rt_lock();
-    n = req == FIONREAD ? stk_sock_inq(s->stk) : stk_sock_outq(s->stk);
+    n = req == FIONREAD   ? stk_sock_inq(s->stk)
+        : req == SIOCOUTQ ? stk_sock_outq(s->stk)
+                          : stk_sock_outq_notsent(s->stk);
     rt_unlock();
     if (n == 0 && req == FIONREAD && s->type == SOCK_DGRAM &&
         atomic_load(&s->kside))
         return (int)pl_sysret(libc_ioctl(fd, req, arg));
+    /* The protocol's answer (EINVAL on a listener) before put_user's. */
     if (n < 0)
         return n;
+    if (p == NULL)
+        return -EFAULT;
     *p = n;
     return 0;
 }

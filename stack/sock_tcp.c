@@ -297,9 +297,23 @@ cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
+/* tcp_disconnect (connect AF_UNSPEC, shutdown(SHUT_RD) of a SYN_SENT
+ * socket): aborting an attempt or a synchronized connection leaves
+ * ECONNRESET pending, as Linux; a listener or a closed one leaves none. */
 static int
 disconnect(struct stk_sock *s)
 {
+    int err = 0;
+
+    if (s->st == STK_TCP_SYN_SENT)
+        err = ECONNRESET;
+    else if (s->st == STK_TCP_CONNECTED && s->pcb.tcp != NULL) {
+        enum tcp_state ps = s->pcb.tcp->state;
+
+        if (ps == ESTABLISHED || ps == CLOSE_WAIT || ps == FIN_WAIT_1 ||
+            ps == FIN_WAIT_2 || ps == SYN_RCVD)
+            err = ECONNRESET;
+    }
     if (s->st == STK_TCP_LISTEN)
         stk__tcp_unlisten(s);
     stk__tcp_abort(s);
@@ -309,7 +323,7 @@ disconnect(struct stk_sock *s)
     s->st = STK_TCP_CLOSED;
     s->connecting = s->connect_reported = s->ever_connected = false;
     s->shut_rd = s->shut_wr = s->fin_rcvd = false;
-    s->err = 0;
+    s->err = err;
     return stk__tcp_fresh_pcb(s);
 }
 
@@ -590,6 +604,16 @@ stk__tcp_events(struct stk_sock *s)
     if (s->err != 0)
         ev |= EPOLLERR;
     return ev;
+}
+
+int
+stk__tcp_notsent(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL || pcb->state == LISTEN)
+        return 0;
+    return (int)(pcb->snd_lbb - pcb->snd_nxt);
 }
 
 int

@@ -263,6 +263,7 @@ int stk__tcp_shutdown(struct stk_sock *s, int how);
 void stk__tcp_close(struct stk_sock *s);
 uint32_t stk__tcp_events(struct stk_sock *s);
 int stk__tcp_outq(struct stk_sock *s);
+int stk__tcp_notsent(struct stk_sock *s); /* SIOCOUTQNSD */
 void stk__tcp_apply_opts(struct stk_sock *s);
 /** IPV6_UNICAST_HOPS/IPV6_TCLASS onto s's pcb when it talks IPv6. */
 void stk__tcp_ip6_opts(struct stk_sock *s, bool v6);
