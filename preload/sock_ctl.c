@@ -27,6 +27,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -350,10 +351,47 @@ accept_op(struct stk_sock *stk, void *arg)
     return rt_sock_accept(stk, &x->ns, x->a, x->len);
 }
 
+/* Options only the kernel socket keeps (the stack does not) that Linux
+ * copies from a listener to its children. */
+static const struct {
+    int level, name;
+} kinherit[] = {
+    {SOL_SOCKET, SO_PRIORITY},        {SOL_SOCKET, SO_MARK},
+    {SOL_SOCKET, SO_RCVLOWAT},        {SOL_SOCKET, SO_OOBINLINE},
+    {SOL_SOCKET, SO_DONTROUTE},       {IPPROTO_TCP, TCP_USER_TIMEOUT},
+    {IPPROTO_TCP, TCP_SYNCNT},        {IPPROTO_TCP, TCP_LINGER2},
+    {IPPROTO_TCP, TCP_NOTSENT_LOWAT}, {IPPROTO_IP, IP_TTL},
+    {IPPROTO_IP, IP_MTU_DISCOVER},    {IPPROTO_IP, IP_RECVERR},
+};
+
+/* The accepted socket n (at nfd, on the template) takes each of those the
+ * listener's kernel socket lkfd holds with another value than the
+ * template's, on a kernel socket of its own. Only after the listener was
+ * given such an option (kopts): the common accept costs no system call. */
+static void
+inherit_kopts(int lkfd, struct pl_sock *n, int nfd)
+{
+    for (size_t i = 0; i < sizeof(kinherit) / sizeof(kinherit[0]); i++) {
+        int lv, nv;
+        socklen_t ll = sizeof(lv), nl = sizeof(nv);
+
+        if (libc_getsockopt(lkfd, kinherit[i].level, kinherit[i].name, &lv,
+                            &ll) < 0 ||
+            libc_getsockopt(nfd, kinherit[i].level, kinherit[i].name, &nv,
+                            &nl) < 0 ||
+            lv == nv)
+            continue;
+        pl_kfile_own(n, nfd);
+        libc_setsockopt(nfd, kinherit[i].level, kinherit[i].name, &lv,
+                        sizeof(lv));
+    }
+}
+
 /* A new fd for an accepted stack connection: a duplicate of the template
- * socket holds the number (kfile.h). */
+ * socket holds the number (kfile.h); lkfd is the listener's kernel socket. */
 static int
-install_accepted(const struct pl_sock *l, struct stk_sock *ns, int flags)
+install_accepted(const struct pl_sock *l, int lkfd, struct stk_sock *ns,
+                 int flags)
 {
     struct pl_sock *n;
     int nfd, rc;
@@ -371,6 +409,8 @@ install_accepted(const struct pl_sock *l, struct stk_sock *ns, int flags)
     }
     atomic_store(&n->kshared, true);
     rc = pl_fdt_install(nfd, &n->hdr);
+    if (rc >= 0 && atomic_load(&l->kopts))
+        inherit_kopts(lkfd, n, nfd);
     pl_fd_put(&n->hdr);
     if (rc < 0) {
         libc_close(nfd);
@@ -403,7 +443,7 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         rc = (int)pl_sock_run(s, accept_op, &x);
         if (rc == 0) {
             pl_sock_accepted(s);
-            return install_accepted(s, x.ns, flags);
+            return install_accepted(s, pl_sock_kfd(s, fd), x.ns, flags);
         }
         if (rc != -EAGAIN)
             return rc;
@@ -472,7 +512,7 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
     struct sockaddr_in v4;
     enum pl_in6 k;
     int64_t deadline;
-    int rc;
+    int rc, first;
 
     pthread_mutex_lock(&s->mu);
     k = pl_sock_view(s, fd, false, a, len, &v4);
@@ -501,12 +541,15 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
 
     deadline = pl_sock_deadline(s, true);
     rc = (int)pl_sock_run(s, connect_op, &x);
-    if (rc != -EINPROGRESS || atomic_load(&s->nonblock))
+    /* A blocking connect waits for the outcome of the attempt it started,
+     * or of one already in progress (EALREADY only without waiting). */
+    if ((rc != -EINPROGRESS && rc != -EALREADY) || atomic_load(&s->nonblock))
         return rc;
+    first = rc;
     for (;;) {
         rc = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_CONNECT, &sig0);
         if (rc == -EAGAIN)
-            return -EINPROGRESS; /* SO_SNDTIMEO expired (Linux) */
+            return first; /* SO_SNDTIMEO expired: its first answer (Linux) */
         if (rc == -EINTR && !pl_sock_restart(s, true))
             return -EINTR;
         rc = (int)pl_sock_run(s, connect_op, &x);
@@ -764,6 +807,8 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     rc = (int)pl_sysret(libc_setsockopt(fd, level, name, val, len));
     if (rc < 0)
         return rc;
+    if (s->type == SOCK_STREAM && !stk_sock_opt_owned(level, name))
+        atomic_store(&s->kopts, true);
     pthread_mutex_lock(&s->mu);
     if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_RCVTIMEO_NEW))
         atomic_store(&s->rcvtimeo, timeval_ns(val, len));
