@@ -485,6 +485,11 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
     ti.tcpi_state = (uint8_t)linux_tcp_state(s);
     ti.tcpi_snd_mss = (uint32_t)eff_mss(s);
     ti.tcpi_rcv_mss = ti.tcpi_snd_mss;
+    if (s->st == STK_TCP_LISTEN) {
+        /* tcp_get_info on a listener: the accept queue and its limit */
+        ti.tcpi_unacked = (uint32_t)s->accq_len;
+        ti.tcpi_sacked = (uint32_t)s->backlog;
+    }
     if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
         const struct tcp_pcb *pcb = s->pcb.tcp;
 

@@ -387,6 +387,7 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         if (rc < 0)
             return rc;
     }
+    s->err = 0; /* tcp_connect_init: a disconnect's ECONNRESET goes */
     e = tcp_connect(s->pcb.tcp, &ip, port, cb_connected);
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);

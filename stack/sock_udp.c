@@ -264,9 +264,8 @@ stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     size_t cap, len, n;
 
     msg->msg_flags = 0;
-    if (flags & MSG_OOB)
-        return -EOPNOTSUPP;
-    /* __skb_recv_udp: a pending error (ICMP) comes before queued data. */
+    /* udp_recvmsg ignores MSG_OOB. __skb_recv_udp: a pending error (ICMP) comes
+     * before queued data. */
     if (s->err != 0) {
         int e = s->err;
 
