@@ -8,16 +8,6 @@
  */
 #include "scen.h"
 
-static void
-outer_wait(int out, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(out, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: tag %u %s", what, ev.data.u32, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -33,16 +23,16 @@ main(void)
     T(epoll_ctl(in, EPOLL_CTL_ADD, fd, &ev));
     ev = (struct epoll_event){.events = EPOLLIN | EPOLLOUT, .data.u32 = 2};
     T(epoll_ctl(out, EPOLL_CTL_ADD, in, &ev));
-    outer_wait(out, "idle");
+    d_ep_one(out, "idle");
     T(send(fd, "hi", 2, 0));
     d_wait(fd, POLLIN);
-    outer_wait(out, "data");
-    outer_wait(out, "data again");
+    d_ep_one(out, "data");
+    d_ep_one(out, "data again");
     p = (struct pollfd){.fd = in, .events = POLLIN | POLLOUT};
     T(poll(&p, 1, 0));
     NOTE("poll inner: %s", tr_pollev(p.revents));
     T(recv(fd, buf, sizeof(buf), 0));
-    outer_wait(out, "read");
+    d_ep_one(out, "read");
     T(poll(&p, 1, 0));
     NOTE("poll inner: %s", tr_pollev(p.revents));
     T(epoll_ctl(in, EPOLL_CTL_ADD, in, &ev));

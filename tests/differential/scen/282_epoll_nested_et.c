@@ -6,16 +6,6 @@
  */
 #include "scen.h"
 
-static void
-outer_wait(int out, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(out, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: tag %u %s", what, ev.data.u32, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -30,16 +20,16 @@ main(void)
     T(epoll_ctl(in, EPOLL_CTL_ADD, fd, &ev));
     ev = (struct epoll_event){.events = EPOLLIN | EPOLLET, .data.u32 = 2};
     T(epoll_ctl(out, EPOLL_CTL_ADD, in, &ev));
-    outer_wait(out, "idle");
+    d_ep_one(out, "idle");
     T(send(fd, "a", 1, 0));
     d_wait(fd, POLLIN);
-    outer_wait(out, "first");
-    outer_wait(out, "second");
+    d_ep_one(out, "first");
+    d_ep_one(out, "second");
     T(send(fd, "b", 1, 0));
     usleep(50000);
-    outer_wait(out, "more data");
+    d_ep_one(out, "more data");
     T(recv(fd, buf, sizeof(buf), 0));
-    outer_wait(out, "drained");
+    d_ep_one(out, "drained");
     T(close(out));
     T(close(in));
     T(close(fd));

@@ -8,17 +8,6 @@
  */
 #include "scen.h"
 
-static void
-waitone(int ep, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(ep, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: tag %llx %s", what, (unsigned long long)ev.data.u64,
-             tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -29,24 +18,24 @@ main(void)
     fd = d_connect(D_ECHO);
     ep = TF(epoll_create1(0));
     T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-    waitone(ep, "out");
+    d_ep_one(ep, "out");
     T(send(fd, "x", 1, 0));
     d_wait(fd, POLLIN);
-    waitone(ep, "out with data");
+    d_ep_one(ep, "out with data");
     ev = (struct epoll_event){.events = EPOLLIN, .data.u64 = 2};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "in");
+    d_ep_one(ep, "in");
     ev = (struct epoll_event){.events = EPOLLIN | EPOLLOUT,
                               .data.u64 = 0x123456789abcdef0ull};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "in|out");
+    d_ep_one(ep, "in|out");
     ev = (struct epoll_event){.events = 0, .data.u64 = 3};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "none");
+    d_ep_one(ep, "none");
     ev = (struct epoll_event){.events = EPOLLIN | EPOLLET, .data.u64 = 4};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "et first");
-    waitone(ep, "et second");
+    d_ep_one(ep, "et first");
+    d_ep_one(ep, "et second");
     T(epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL));
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
     T(close(fd));

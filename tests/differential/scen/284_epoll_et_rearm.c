@@ -6,16 +6,6 @@
  */
 #include "scen.h"
 
-static void
-waitone(int ep, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(ep, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: %s", what, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -28,24 +18,24 @@ main(void)
     fd = d_connect(D_ECHO);
     ep = TF(epoll_create1(0));
     T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-    waitone(ep, "idle");
+    d_ep_one(ep, "idle");
     T(send(fd, "abcdef", 6, 0));
     d_wait(fd, POLLIN);
     usleep(20000);
-    waitone(ep, "arrival");
+    d_ep_one(ep, "arrival");
     T(recv(fd, buf, 2, 0));
-    waitone(ep, "after partial read");
+    d_ep_one(ep, "after partial read");
     T(send(fd, "gh", 2, 0));
     usleep(50000);
-    waitone(ep, "second arrival");
-    waitone(ep, "again");
+    d_ep_one(ep, "second arrival");
+    d_ep_one(ep, "again");
     r = T(recv(fd, buf, sizeof(buf), MSG_DONTWAIT));
     NOTE("got %s", tr_data(buf, r > 0 ? (size_t)r : 0));
     T(recv(fd, buf, sizeof(buf), MSG_DONTWAIT));
-    waitone(ep, "drained");
+    d_ep_one(ep, "drained");
     T(send(fd, "i", 1, 0));
     usleep(50000);
-    waitone(ep, "after drain");
+    d_ep_one(ep, "after drain");
     T(close(ep));
     T(close(fd));
     return 0;

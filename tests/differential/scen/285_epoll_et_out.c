@@ -7,16 +7,6 @@
  */
 #include "scen.h"
 
-static void
-waitone(int ep, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(ep, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: %s", what, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -27,16 +17,16 @@ main(void)
     fd = d_connect(D_ECHO);
     ep = TF(epoll_create1(0));
     T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-    waitone(ep, "registered");
-    waitone(ep, "second");
+    d_ep_one(ep, "registered");
+    d_ep_one(ep, "second");
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "after MOD");
-    waitone(ep, "after MOD again");
+    d_ep_one(ep, "after MOD");
+    d_ep_one(ep, "after MOD again");
     T(send(fd, "x", 1, 0));
     d_wait(fd, POLLIN);
     usleep(20000);
-    waitone(ep, "echo in");
-    waitone(ep, "echo in again");
+    d_ep_one(ep, "echo in");
+    d_ep_one(ep, "echo in again");
     T(close(ep));
     T(close(fd));
     return 0;

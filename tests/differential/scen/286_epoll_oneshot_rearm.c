@@ -7,16 +7,6 @@
  */
 #include "scen.h"
 
-static void
-waitone(int ep, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(ep, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: tag %u %s", what, ev.data.u32, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -29,22 +19,22 @@ main(void)
     T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
     T(send(fd, "x", 1, 0));
     d_wait(fd, POLLIN);
-    waitone(ep, "first");
-    waitone(ep, "disabled");
+    d_ep_one(ep, "first");
+    d_ep_one(ep, "disabled");
     T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
     ev = (struct epoll_event){.events = EPOLLOUT | EPOLLONESHOT, .data.u32 = 2};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "out oneshot");
-    waitone(ep, "disabled again");
+    d_ep_one(ep, "out oneshot");
+    d_ep_one(ep, "disabled again");
     ev = (struct epoll_event){.events = EPOLLIN, .data.u32 = 3};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "level 1");
-    waitone(ep, "level 2");
+    d_ep_one(ep, "level 1");
+    d_ep_one(ep, "level 2");
     ev = (struct epoll_event){.events = EPOLLIN | EPOLLONESHOT, .data.u32 = 4};
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
-    waitone(ep, "oneshot again");
+    d_ep_one(ep, "oneshot again");
     T(epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL));
-    waitone(ep, "deleted");
+    d_ep_one(ep, "deleted");
     T(close(ep));
     T(close(fd));
     return 0;

@@ -6,16 +6,6 @@
  */
 #include "scen.h"
 
-static void
-waitone(int ep, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(ep, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: %s", what, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -26,20 +16,20 @@ main(void)
     l = d_listen(D_LPORT_BASE + 293);
     ep = TF(epoll_create1(0));
     T(epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev));
-    waitone(ep, "empty");
+    d_ep_one(ep, "empty");
     d_connect_back(D_LPORT_BASE + 293, "hold");
     d_wait(l, POLLIN);
-    waitone(ep, "first");
-    waitone(ep, "first again");
+    d_ep_one(ep, "first");
+    d_ep_one(ep, "first again");
     d_connect_back(D_LPORT_BASE + 293, "hold");
     usleep(50000);
-    waitone(ep, "second");
+    d_ep_one(ep, "second");
     c1 = TF(accept(l, NULL, NULL));
-    waitone(ep, "after accept");
+    d_ep_one(ep, "after accept");
     c2 = TF(accept(l, NULL, NULL));
     d_connect_back(D_LPORT_BASE + 293, "hold");
     usleep(50000);
-    waitone(ep, "third");
+    d_ep_one(ep, "third");
     c3 = TF(accept(l, NULL, NULL));
     T(close(c3));
     T(close(c2));

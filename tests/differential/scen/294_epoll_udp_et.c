@@ -6,16 +6,6 @@
  */
 #include "scen.h"
 
-static void
-waitone(int ep, const char *what)
-{
-    struct epoll_event ev = {0};
-    int n = (int)T(epoll_wait(ep, &ev, 1, 0));
-
-    if (n > 0)
-        NOTE("%s: %s", what, tr_epollev(ev.events));
-}
-
 int
 main(void)
 {
@@ -32,20 +22,20 @@ main(void)
     T(send(fd, "1", 1, 0));
     T(send(fd, "2", 1, 0));
     usleep(50000);
-    waitone(ep, "two");
-    waitone(ep, "again");
+    d_ep_one(ep, "two");
+    d_ep_one(ep, "again");
     T(recv(fd, buf, sizeof(buf), 0));
-    waitone(ep, "one read");
+    d_ep_one(ep, "one read");
     T(send(fd, "3", 1, 0));
     usleep(50000);
-    waitone(ep, "third");
+    d_ep_one(ep, "third");
     T(recv(fd, buf, sizeof(buf), 0));
     T(recv(fd, buf, sizeof(buf), 0));
     T(recv(fd, buf, sizeof(buf), 0));
-    waitone(ep, "drained");
+    d_ep_one(ep, "drained");
     T(send(fd, "4", 1, 0));
     usleep(50000);
-    waitone(ep, "fourth");
+    d_ep_one(ep, "fourth");
     T(close(ep));
     T(close(fd));
     return 0;

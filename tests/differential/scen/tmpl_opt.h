@@ -12,34 +12,10 @@
  * and includes this file. A short option length (sizeof(int) - 1) is
  * tried once per socket too.
  */
-#include "scen.h"
+#include "tmpl_fam.h"
 
 #define O_STR2(x) #x
 #define O_STR(x) O_STR2(x)
-
-#ifdef FAM6
-#define FAM AF_INET6
-#define S_PEER D_PEER_IP6
-#define S_SUBJ D_SUBJ_IP6
-#else
-#define FAM AF_INET
-#define S_PEER D_PEER_IP
-#define S_SUBJ D_SUBJ_IP
-#endif
-
-static socklen_t
-o_addr(struct sockaddr_in6 *a, const char *ip, int port)
-{
-    memset(a, 0, sizeof(*a));
-#ifdef FAM6
-    *a = d_sin6(ip, port);
-    return sizeof(struct sockaddr_in6);
-#else
-    struct sockaddr_in a4 = d_sin(ip, port);
-    memcpy(a, &a4, sizeof(a4));
-    return sizeof(a4);
-#endif
-}
 
 static void
 o_get(int fd, const char *what)
@@ -75,14 +51,14 @@ main(void)
 
     tr_init();
     fd = TF(socket(FAM, SOCK_STREAM, 0));
-    al = o_addr(&a, S_SUBJ, 0);
+    al = t_addr(&a, S_SUBJ, 0);
     T(bind(fd, SA(&a), al));
     o_round(fd, "bound");
     T(close(fd));
 
     l = TF(socket(FAM, SOCK_STREAM, 0));
     T(setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)));
-    al = o_addr(&a, S_SUBJ, LPORT);
+    al = t_addr(&a, S_SUBJ, LPORT);
     T(bind(l, SA(&a), al));
     T(listen(l, 4));
     o_round(l, "listener");
@@ -94,7 +70,7 @@ main(void)
     T(close(l));
 
     fd = TF(socket(FAM, SOCK_STREAM, 0));
-    al = o_addr(&a, S_PEER, D_ECHO);
+    al = t_addr(&a, S_PEER, D_ECHO);
     T(connect(fd, SA(&a), al));
     o_round(fd, "connected");
     T(send(fd, "ping", 4, 0));
@@ -102,7 +78,7 @@ main(void)
     T(close(fd));
 
     fd = TF(socket(FAM, SOCK_DGRAM, 0));
-    al = o_addr(&a, S_SUBJ, 0);
+    al = t_addr(&a, S_SUBJ, 0);
     T(bind(fd, SA(&a), al));
     o_round(fd, "udp");
     T(close(fd));

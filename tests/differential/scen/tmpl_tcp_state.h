@@ -36,7 +36,7 @@
  * block; waits for asynchronous answers (an RST provoked by a send) are
  * poll()s bounded at 100 ms that return as soon as the answer is in.
  */
-#include "scen.h"
+#include "tmpl_fam.h"
 
 #include <linux/sockios.h>
 
@@ -63,39 +63,12 @@ enum {
 
 enum { G_IO, G_SHUT, G_PROBE };
 
-#ifdef FAM6
-#define FAM AF_INET6
-#define S_PEER D_PEER_IP6
-#define S_SUBJ D_SUBJ_IP6
-#define S_NONLOCAL D_NONLOCAL_IP6
-#else
-#define FAM AF_INET
-#define S_PEER D_PEER_IP
-#define S_SUBJ D_SUBJ_IP
-#define S_NONLOCAL D_NONLOCAL_IP
-#endif
-
-/* An address of the state's family. */
-static socklen_t
-st_addr(struct sockaddr_in6 *a, const char *ip, int port)
-{
-    memset(a, 0, sizeof(*a));
-#ifdef FAM6
-    *a = d_sin6(ip, port);
-    return sizeof(struct sockaddr_in6);
-#else
-    struct sockaddr_in a4 = d_sin(ip, port);
-    memcpy(a, &a4, sizeof(a4));
-    return sizeof(a4);
-#endif
-}
-
 /* A socket of the family connected to the peer's @p port (blocking). */
 static int
 st_connect(int port)
 {
     struct sockaddr_in6 a;
-    socklen_t al = st_addr(&a, S_PEER, port);
+    socklen_t al = t_addr(&a, S_PEER, port);
     int fd = socket(FAM, SOCK_STREAM, 0);
 
     if (fd < 0 || connect(fd, SA(&a), al) < 0)
@@ -126,7 +99,7 @@ st_accept(const char *mode)
 {
     int l = socket(FAM, SOCK_STREAM, 0), one = 1, fd;
     struct sockaddr_in6 a;
-    socklen_t al = st_addr(&a, S_SUBJ, LPORT);
+    socklen_t al = t_addr(&a, S_SUBJ, LPORT);
 
     if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
         bind(l, SA(&a), al) || listen(l, 4))
@@ -151,19 +124,19 @@ st_make(int st)
     switch (st) {
     case ST_BOUND:
         fd = TF(socket(FAM, SOCK_STREAM, 0));
-        al = st_addr(&a, S_SUBJ, 0);
+        al = t_addr(&a, S_SUBJ, 0);
         T(bind(fd, SA(&a), al));
         break;
     case ST_LISTEN:
         fd = TF(socket(FAM, SOCK_STREAM, 0));
         T(setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)));
-        al = st_addr(&a, S_SUBJ, LPORT);
+        al = t_addr(&a, S_SUBJ, LPORT);
         T(bind(fd, SA(&a), al));
         T(listen(fd, 4));
         break;
     case ST_SYNSENT:
         fd = TF(socket(FAM, SOCK_STREAM | SOCK_NONBLOCK, 0));
-        al = st_addr(&a, S_NONLOCAL, D_ECHO);
+        al = t_addr(&a, S_NONLOCAL, D_ECHO);
         T(connect(fd, SA(&a), al));
         break;
     case ST_ESTAB:
@@ -217,7 +190,7 @@ st_make(int st)
     case ST_REFUSED:
     case ST_REFUSED_READ:
         fd = TF(socket(FAM, SOCK_STREAM | SOCK_NONBLOCK, 0));
-        al = st_addr(&a, S_PEER, D_REFUSED);
+        al = t_addr(&a, S_PEER, D_REFUSED);
         T(connect(fd, SA(&a), al));
         NOTE("revents %s", tr_pollev(d_wait(fd, POLLOUT)));
         if (st == ST_REFUSED_READ)
@@ -279,7 +252,7 @@ group_io(int fd)
     st_settle(fd);
     T(write(fd, "y", 1));
     st_settle(fd);
-    tl = st_addr(&a, S_PEER, D_ECHO);
+    tl = t_addr(&a, S_PEER, D_ECHO);
     T(sendto(fd, "z", 1, 0, SA(&a), tl));
     st_settle(fd);
     T(sendmsg(fd, &wm, 0));

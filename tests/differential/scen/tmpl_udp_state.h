@@ -14,7 +14,7 @@
  *   U_DISCONNECTED connected, then disconnected with AF_UNSPEC
  * Sockets are made non-blocking once in their state.
  */
-#include "scen.h"
+#include "tmpl_fam.h"
 
 #include <linux/sockios.h>
 
@@ -29,30 +29,6 @@ enum {
 
 enum { G_IO, G_SHUT, G_PROBE };
 
-#ifdef FAM6
-#define FAM AF_INET6
-#define S_PEER D_PEER_IP6
-#define S_SUBJ D_SUBJ_IP6
-#else
-#define FAM AF_INET
-#define S_PEER D_PEER_IP
-#define S_SUBJ D_SUBJ_IP
-#endif
-
-static socklen_t
-st_addr(struct sockaddr_in6 *a, const char *ip, int port)
-{
-    memset(a, 0, sizeof(*a));
-#ifdef FAM6
-    *a = d_sin6(ip, port);
-    return sizeof(struct sockaddr_in6);
-#else
-    struct sockaddr_in a4 = d_sin(ip, port);
-    memcpy(a, &a4, sizeof(a4));
-    return sizeof(a4);
-#endif
-}
-
 static int
 st_make(int st)
 {
@@ -60,20 +36,20 @@ st_make(int st)
     socklen_t al;
     int fd = TF(socket(FAM, SOCK_DGRAM, 0));
 
-    al = st_addr(&a, S_SUBJ, 0);
+    al = t_addr(&a, S_SUBJ, 0);
     T(bind(fd, SA(&a), al));
     switch (st) {
     case U_BOUND:
         break;
     case U_BOUND_DATA:
-        al = st_addr(&a, S_PEER, D_UDP_ECHO);
+        al = t_addr(&a, S_PEER, D_UDP_ECHO);
         T(sendto(fd, "hello", 5, 0, SA(&a), al));
         NOTE("revents %s", tr_pollev(d_wait(fd, POLLIN)));
         break;
     case U_CONNECTED:
     case U_CONN_DATA:
     case U_DISCONNECTED:
-        al = st_addr(&a, S_PEER, D_UDP_ECHO);
+        al = t_addr(&a, S_PEER, D_UDP_ECHO);
         T(connect(fd, SA(&a), al));
         if (st == U_CONN_DATA) {
             T(send(fd, "hello", 5, 0));
@@ -85,7 +61,7 @@ st_make(int st)
         }
         break;
     default: /* U_REFUSED */
-        al = st_addr(&a, S_PEER, D_REFUSED);
+        al = t_addr(&a, S_PEER, D_REFUSED);
         T(connect(fd, SA(&a), al));
         T(send(fd, "x", 1, 0));
         NOTE("revents %s", tr_pollev(d_wait(fd, POLLERR)));
@@ -130,7 +106,7 @@ group_io(int fd)
     T(recv(fd, buf, 0, 0));
     T(send(fd, "x", 1, 0));
     T(write(fd, "y", 1));
-    al = st_addr(&a, S_PEER, D_UDP_ECHO);
+    al = t_addr(&a, S_PEER, D_UDP_ECHO);
     T(sendto(fd, "z", 1, 0, SA(&a), al));
     T(sendmsg(fd, &wm, 0));
     wm.msg_name = &a;
