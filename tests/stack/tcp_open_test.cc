@@ -96,6 +96,27 @@ TEST_F(Lab, tcp_connect_refused_reported_by_next_connect)
     EXPECT_EQ(one().flags, SYN);
 }
 
+// tcp_disconnect (connect AF_UNSPEC) of an attempt in progress leaves
+// ECONNRESET pending; the next connect clears it (tcp_connect_init).
+TEST_F(Lab, tcp_disconnect_of_syn_sent_leaves_econnreset)
+{
+    stk_sock *s = tcp_sock();
+    ASSERT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
+    EXPECT_EQ(one().flags, SYN);
+    sockaddr_in un{};
+    un.sin_family = AF_UNSPEC;
+    ASSERT_EQ(stk_sock_connect(s, (sockaddr *)&un, sizeof(un)), 0);
+    EXPECT_NE(events(s) & EPOLLERR, 0u);
+    ASSERT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
+    EXPECT_EQ(events(s) & EPOLLERR, 0u);
+    EXPECT_EQ(stk_sock_take_error(s), 0);
+    stk_sock *t = tcp_sock();
+    ASSERT_EQ(connect_to(t, kPeerIp, 82), -EINPROGRESS);
+    ASSERT_EQ(stk_sock_shutdown(t, SHUT_RD), 0);
+    EXPECT_EQ(stk_sock_take_error(t), ECONNRESET);
+    drain();
+}
+
 TEST_F(Lab, tcp_connect_times_out_with_virtual_clock)
 {
     stk_sock *s = tcp_sock();
