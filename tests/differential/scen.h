@@ -89,4 +89,14 @@ d_ep_one(int ep, const char *what)
              tr_epollev(ev.events));
 }
 
+/* Send @p n bytes to the echo service (traced) and wait until the echo is
+ * back: readable, and 20 ms more for the rest of it to land. */
+static inline void
+d_echoed(int fd, const char *data, size_t n)
+{
+    T(send(fd, data, n, 0));
+    d_wait(fd, POLLIN);
+    usleep(20000);
+}
+
 #endif

@@ -19,9 +19,7 @@ main(void)
     ep = TF(epoll_create1(0));
     T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
     d_ep_one(ep, "idle");
-    T(send(fd, "abcdef", 6, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "abcdef", 6);
     d_ep_one(ep, "arrival");
     T(recv(fd, buf, 2, 0));
     d_ep_one(ep, "after partial read");

@@ -22,9 +22,7 @@ main(void)
     T(epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev));
     d_ep_one(ep, "after MOD");
     d_ep_one(ep, "after MOD again");
-    T(send(fd, "x", 1, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "x", 1);
     d_ep_one(ep, "echo in");
     d_ep_one(ep, "echo in again");
     T(close(ep));

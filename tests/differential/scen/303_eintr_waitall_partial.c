@@ -16,9 +16,7 @@ main(void)
 
     tr_init();
     fd = d_connect(D_ECHO);
-    T(send(fd, "abc", 3, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "abc", 3);
     d_alarm_arm(0);
     r = T(recv(fd, buf, 10, MSG_WAITALL));
     NOTE("got %s alarms %d", tr_data(buf, r > 0 ? (size_t)r : 0),
@@ -26,9 +24,7 @@ main(void)
     d_alarm_arm(0);
     T(recv(fd, buf, 10, MSG_WAITALL));
     NOTE("alarms %d", (int)d_alarms);
-    T(send(fd, "de", 2, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "de", 2);
     d_alarm_arm(1);
     r = T(recv(fd, buf, 10, MSG_WAITALL));
     NOTE("got %s alarms %d", tr_data(buf, r > 0 ? (size_t)r : 0),

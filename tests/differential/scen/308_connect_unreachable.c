@@ -18,7 +18,7 @@ main(void)
     fd = TF(socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0));
     T(connect(fd, SA(&a), sizeof(a)));
     p = (struct pollfd){fd, POLLOUT, 0};
-    T(poll(&p, 1, 10000));
+    T(poll(&p, 1, 5000));
     NOTE("revents %s", tr_pollev(p.revents));
     d_geti(fd, SOL_SOCKET, SO_ERROR, "SO_ERROR");
     d_geti(fd, SOL_SOCKET, SO_ERROR, "SO_ERROR");

@@ -16,9 +16,7 @@ main(void)
 
     tr_init();
     fd = d_connect(D_ECHO);
-    T(send(fd, "0123456789", 10, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "0123456789", 10);
     r = T(recv(fd, buf, sizeof(buf), MSG_PEEK));
     NOTE("peek %s", tr_data(buf, r > 0 ? (size_t)r : 0));
     r = T(recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_WAITALL | MSG_DONTWAIT));

@@ -15,15 +15,11 @@ main(void)
 
     tr_init();
     fd = d_connect(D_ECHO);
-    T(send(fd, "abcd", 4, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "abcd", 4);
     T(recv(fd, buf, 10, MSG_WAITALL | MSG_DONTWAIT));
     T(recv(fd, buf, 10, MSG_WAITALL | MSG_DONTWAIT));
     T(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
-    T(send(fd, "efgh", 4, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "efgh", 4);
     T(recv(fd, buf, 10, MSG_WAITALL));
     T(recv(fd, buf, 10, MSG_WAITALL));
     T(close(fd));

@@ -15,9 +15,7 @@ main(void)
 
     tr_init();
     fd = d_connect(D_ECHO);
-    T(send(fd, "0123456789", 10, 0));
-    d_wait(fd, POLLIN);
-    usleep(20000);
+    d_echoed(fd, "0123456789", 10);
     T(recv(fd, NULL, 4, MSG_TRUNC | MSG_PEEK));
     T(recv(fd, NULL, 4, MSG_TRUNC));
     r = T(recv(fd, buf, sizeof(buf), 0));

@@ -12,7 +12,7 @@
  * and includes this file. A short option length (sizeof(int) - 1) is
  * tried once per socket too.
  */
-#include "tmpl_fam.h"
+#include "tmpl_common.h"
 
 #define O_STR2(x) #x
 #define O_STR(x) O_STR2(x)

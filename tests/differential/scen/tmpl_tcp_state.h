@@ -36,7 +36,7 @@
  * block; waits for asynchronous answers (an RST provoked by a send) are
  * poll()s bounded at 100 ms that return as soon as the answer is in.
  */
-#include "tmpl_fam.h"
+#include "tmpl_common.h"
 
 #include <linux/sockios.h>
 
@@ -153,6 +153,11 @@ st_make(int st)
         T(send(fd, "100000000\n", 10, 0));
         T(shutdown(fd, SHUT_WR));
         NOTE("revents %s", tr_pollev(d_wait(fd, POLLIN)));
+        /* FIN_WAIT2 proper: until our FIN is acknowledged (SIOCOUTQ 0),
+         * the socket is still in FIN_WAIT1 (at most 1 s) */
+        for (int i = 0, q = 1; i < 100 && q != 0; i++)
+            if (ioctl(fd, SIOCOUTQ, &q) != 0 || q != 0)
+                usleep(10000);
         break;
     case ST_SHUT_RD:
         fd = st_connect(D_ECHO);
@@ -264,31 +269,22 @@ group_io(int fd)
 }
 
 static void
-show(int fd, const char *what)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP};
-
-    T(poll(&p, 1, 0));
-    NOTE("%s: revents %s", what, tr_pollev(p.revents));
-}
-
-static void
 group_shut(int fd)
 {
     char buf[16];
 
     T(shutdown(fd, 3));
     T(shutdown(fd, -1));
-    show(fd, "before");
+    t_show(fd, "before");
     T(shutdown(fd, SHUT_RD));
     usleep(50000);
-    show(fd, "after SHUT_RD");
+    t_show(fd, "after SHUT_RD");
     T(shutdown(fd, SHUT_WR));
     usleep(50000);
-    show(fd, "after SHUT_WR");
+    t_show(fd, "after SHUT_WR");
     T(shutdown(fd, SHUT_RDWR));
     usleep(50000);
-    show(fd, "after SHUT_RDWR");
+    t_show(fd, "after SHUT_RDWR");
     TV(recv(fd, buf, sizeof(buf), 0));
     T(send(fd, "x", 1, MSG_NOSIGNAL));
     T(close(fd));
@@ -297,37 +293,16 @@ group_shut(int fd)
 static void
 group_probe(int fd)
 {
-    struct pollfd p = {.fd = fd,
-                       .events = POLLIN | POLLOUT | POLLRDHUP | POLLPRI};
-    struct epoll_event ev = {.events =
-                                 EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLPRI};
+    struct pollfd p = {.fd = fd, .events = 0};
     struct tcp_info ti;
     socklen_t tl = sizeof(ti);
-    fd_set r, w, e;
-    struct timeval tv = {0, 0};
-    int ep, v = -1;
+    int v = -1;
 
     d_geti(fd, SOL_SOCKET, SO_ERROR, "SO_ERROR");
-    T(poll(&p, 1, 0));
-    NOTE("revents %s", tr_pollev(p.revents));
-    p.events = 0;
+    t_ready(fd, POLLIN | POLLOUT | POLLRDHUP | POLLPRI,
+            EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLPRI);
     T(poll(&p, 1, 0));
     NOTE("revents (events 0) %s", tr_pollev(p.revents));
-    ep = TF(epoll_create1(0));
-    T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-    memset(&ev, 0, sizeof(ev));
-    T(epoll_wait(ep, &ev, 1, 0));
-    NOTE("epoll %s", tr_epollev(ev.events));
-    T(close(ep));
-    FD_ZERO(&r);
-    FD_ZERO(&w);
-    FD_ZERO(&e);
-    FD_SET(fd, &r);
-    FD_SET(fd, &w);
-    FD_SET(fd, &e);
-    T(select(fd + 1, &r, &w, &e, &tv));
-    NOTE("select r%d w%d e%d", FD_ISSET(fd, &r) ? 1 : 0,
-         FD_ISSET(fd, &w) ? 1 : 0, FD_ISSET(fd, &e) ? 1 : 0);
     if (T(ioctl(fd, FIONREAD, &v)) == 0 && BULK)
         NOTE("FIONREAD %s", v > 0 ? ">0" : "0");
     else if (v >= 0)

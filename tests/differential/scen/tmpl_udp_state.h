@@ -14,7 +14,7 @@
  *   U_DISCONNECTED connected, then disconnected with AF_UNSPEC
  * Sockets are made non-blocking once in their state.
  */
-#include "tmpl_fam.h"
+#include "tmpl_common.h"
 
 #include <linux/sockios.h>
 
@@ -118,33 +118,24 @@ group_io(int fd)
 }
 
 static void
-show(int fd, const char *what)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN | POLLOUT | POLLRDHUP};
-
-    T(poll(&p, 1, 0));
-    NOTE("%s: revents %s", what, tr_pollev(p.revents));
-}
-
-static void
 group_shut(int fd)
 {
     char buf[16];
     long r;
 
     T(shutdown(fd, 3));
-    show(fd, "before");
+    t_show(fd, "before");
     T(shutdown(fd, SHUT_RD));
-    show(fd, "after SHUT_RD");
+    t_show(fd, "after SHUT_RD");
     r = T(recv(fd, buf, sizeof(buf), 0));
     if (r > 0)
         NOTE("got %s", tr_data(buf, (size_t)r));
     T(recv(fd, buf, sizeof(buf), 0));
     T(shutdown(fd, SHUT_WR));
-    show(fd, "after SHUT_WR");
+    t_show(fd, "after SHUT_WR");
     T(send(fd, "x", 1, MSG_NOSIGNAL));
     T(shutdown(fd, SHUT_RDWR));
-    show(fd, "after SHUT_RDWR");
+    t_show(fd, "after SHUT_RDWR");
     d_geti(fd, SOL_SOCKET, SO_ERROR, "SO_ERROR");
     T(close(fd));
 }
@@ -154,28 +145,10 @@ group_probe(int fd)
 {
     struct pollfd p = {.fd = fd,
                        .events = POLLIN | POLLOUT | POLLRDHUP | POLLPRI};
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP};
-    fd_set r, w, e;
-    struct timeval tv = {0, 0};
-    int ep, v = -1;
+    int v = -1;
 
-    T(poll(&p, 1, 0));
-    NOTE("revents %s", tr_pollev(p.revents));
-    ep = TF(epoll_create1(0));
-    T(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-    memset(&ev, 0, sizeof(ev));
-    T(epoll_wait(ep, &ev, 1, 0));
-    NOTE("epoll %s", tr_epollev(ev.events));
-    T(close(ep));
-    FD_ZERO(&r);
-    FD_ZERO(&w);
-    FD_ZERO(&e);
-    FD_SET(fd, &r);
-    FD_SET(fd, &w);
-    FD_SET(fd, &e);
-    T(select(fd + 1, &r, &w, &e, &tv));
-    NOTE("select r%d w%d e%d", FD_ISSET(fd, &r) ? 1 : 0,
-         FD_ISSET(fd, &w) ? 1 : 0, FD_ISSET(fd, &e) ? 1 : 0);
+    t_ready(fd, POLLIN | POLLOUT | POLLRDHUP | POLLPRI,
+            EPOLLIN | EPOLLOUT | EPOLLRDHUP);
     if (T(ioctl(fd, FIONREAD, &v)) == 0)
         NOTE("FIONREAD = %d", v);
     if (T(ioctl(fd, SIOCOUTQ, &v)) == 0)
