@@ -213,6 +213,7 @@ stk__tcp_fresh_pcb(struct stk_sock *s)
     stk__tcp_attach(s, pcb);
     stk__tcp_apply_opts(s);
     s->bound = false;
+    s->syn_lost = false;
     if (s->port_explicit) {
         e = tcp_bind(pcb, &s->bind_ip, s->bind_port);
         if (e != ERR_OK)
@@ -248,6 +249,7 @@ stk__tcp_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
         return stk_err_to_errno(e);
     s->bound = true;
     s->port_explicit = port != 0;
+    s->addr_explicit = !ip_addr_isany(ip);
     ip_addr_copy(s->bind_ip, *ip);
     s->bind_port = s->pcb.tcp->local_port;
     return 0;
@@ -361,9 +363,13 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         break;
     }
     if (s->connecting) {
-        /* The attempt failed: report it once (SS_CONNECTING -> error). */
+        /* The attempt failed: report it once (SS_CONNECTING -> error).
+         * Linux then disconnects: the port stays named, the address only
+         * if bind() gave it. */
         int e2 = s->err ? s->err : ECONNABORTED;
 
+        if (!s->addr_explicit)
+            stk__sock_any(s, &s->bind_ip);
         s->err = 0;
         s->connecting = false;
         stk__changed(s, false);
@@ -474,6 +480,13 @@ cb_err(void *arg, err_t err)
 
     if (s == NULL)
         return;
+    if (s->pcb.tcp != NULL && err == ERR_RST && s->st == STK_TCP_SYN_SENT) {
+        /* Refused (the pcb lives until after this call): tcp_done keeps
+         * the socket's name, and SIOCOUTQ counts the SYN. */
+        ip_addr_copy(s->bind_ip, s->pcb.tcp->local_ip);
+        s->bind_port = s->pcb.tcp->local_port;
+        s->syn_lost = true;
+    }
     if (s->pcb.tcp != NULL) {
         tcp_ext_arg_set(s->pcb.tcp, ext_id, NULL);
         s->pcb.tcp = NULL;
@@ -622,7 +635,9 @@ stk__tcp_outq(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
 
-    if (pcb == NULL || pcb->state == LISTEN)
+    if (pcb == NULL)
+        return s->syn_lost ? 1 : 0;
+    if (pcb->state == LISTEN)
         return 0;
     return (int)(TCP_SND_BUF - pcb->snd_buf);
 }

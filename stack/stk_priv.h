@@ -95,6 +95,9 @@ struct stk_sock {
     uint16_t bind_port;
     bool bound;          /* bind() was called (or listen/connect autobound) */
     bool port_explicit;  /* bind() named a port: kept across disconnects */
+    bool addr_explicit;  /* bind() named an address (SOCK_BINDADDR_LOCK) */
+    bool syn_lost;       /* TCP: the connect was refused; its SYN stays
+                            unacknowledged (SIOCOUTQ 1) until a new pcb */
     uint16_t steer_port; /* the port reported served (steer.c), 0: none */
 
     /* Socket options. */

@@ -77,6 +77,13 @@ TEST_F(Lab, tcp_connect_refused_sets_so_error)
     EXPECT_EQ(e, ECONNREFUSED);
     EXPECT_EQ(stk_sock_take_error(s), 0);
     EXPECT_EQ(events(s) & EPOLLERR, 0u);
+    // tcp_done keeps the name; the SYN stays unacknowledged (SIOCOUTQ).
+    sockaddr_in a{};
+    socklen_t al = sizeof(a);
+    ASSERT_EQ(stk_sock_getname(s, (sockaddr *)&a, &al, false), 0);
+    EXPECT_EQ(ntohl(a.sin_addr.s_addr), kStackIp);
+    EXPECT_EQ(ntohs(a.sin_port), syn.sport);
+    EXPECT_EQ(stk_sock_outq(s), 1);
 }
 
 TEST_F(Lab, tcp_connect_refused_reported_by_next_connect)
