@@ -337,6 +337,8 @@ set_cmsg(struct stk_sock *s, int level, uint16_t bit, const void *val,
 
     if (level == IPPROTO_IPV6 && !s->inet6)
         return -ENOPROTOOPT;
+    if (level == SOL_SOCKET && s->type != SOCK_DGRAM)
+        return -ENOPROTOOPT; /* SO_TIMESTAMP: the kernel socket keeps it */
     rc = level == IPPROTO_IP ? stk__opt_get_small(val, len, &v)
                              : get_int(val, len, &v);
     if (rc < 0)
@@ -355,6 +357,8 @@ get_cmsg(struct stk_sock *s, int level, uint16_t bit, void *val, socklen_t *len)
 
     if (level == IPPROTO_IP)
         return stk__opt_put_small(val, len, on);
+    if (level == SOL_SOCKET)
+        return s->type == SOCK_DGRAM ? put_int(val, len, on) : -ENOPROTOOPT;
     if (!s->inet6)
         return -ENOPROTOOPT;
     return put_int(val, len, on);

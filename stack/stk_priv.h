@@ -48,11 +48,12 @@ struct stk_rx_item {
     uint8_t ttl;    /* UDP: IPv4 TTL or IPv6 hop limit */
     int ifindex;    /* UDP: arrival interface (IPv4: 0 unless asked for) */
     ip_addr_t dst;  /* UDP: the datagram's destination */
+    int64_t ts_ns;  /* UDP: arrival (CLOCK_REALTIME) with SO_TIMESTAMP */
 };
 
 /** A ring of received items. A TCP socket's holds pbuf chains only (8
  *  bytes a slot; an idle connection that received data keeps 8 slots), a
- *  UDP socket's whole stk_rx_items (56 bytes): the kind is fixed by the
+ *  UDP socket's whole stk_rx_items (64 bytes): the kind is fixed by the
  *  first push, stk__ring_push_seg or stk__ring_push. */
 struct stk_ring {
     void *v; /* struct pbuf *[cap], or struct stk_rx_item[cap] if dgram */
@@ -170,6 +171,7 @@ enum {
     STK_CMSG_TCLASS6 = 1u << 5,      /* IPV6_RECVTCLASS */
     STK_CMSG_2292PKTINFO = 1u << 6,  /* IPV6_2292PKTINFO */
     STK_CMSG_2292HOPLIMIT = 1u << 7, /* IPV6_2292HOPLIMIT */
+    STK_CMSG_TIMESTAMP = 1u << 8,    /* SO_TIMESTAMP (UDP) */
 };
 
 /** The listening sockets sharing one lwIP listening pcb (SO_REUSEPORT);
