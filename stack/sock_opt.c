@@ -253,6 +253,11 @@ set_tcp(struct stk_sock *s, int name, const void *val, socklen_t len)
             return -EINVAL;
         s->keepcnt = v;
         break;
+    case TCP_MAXSEG: /* tp->rx_opt.user_mss: clamps connections made later */
+        if (v != 0 && (v < 88 || v > 65535))
+            return -EINVAL;
+        s->user_mss = (uint16_t)v;
+        return 0;
     default:
         return -ENOPROTOOPT;
     }
@@ -423,8 +428,11 @@ eff_mss(const struct stk_sock *s)
     const struct tcp_pcb *pcb = s->pcb.tcp;
     int mss;
 
+    /* Linux's answer before a connection exists: the user's MSS on a
+     * closed or listening socket, else 536 */
     if (pcb == NULL || s->st != STK_TCP_CONNECTED)
-        return 536; /* Linux's answer before a connection exists */
+        return s->user_mss != 0 && s->st != STK_TCP_SYN_SENT ? s->user_mss
+                                                             : 536;
     mss = pcb->mss;
 #if LWIP_TCP_TIMESTAMPS
     if (pcb->flags & TF_TIMESTAMP)

@@ -294,9 +294,19 @@ cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     s->ever_connected = true;
     ip_addr_copy(s->bind_ip, pcb->local_ip);
     s->bind_port = pcb->local_port;
+    stk__tcp_user_mss(s);
     stk__tcp_window_clamp(s);
     stk__changed(s, true);
     return ERR_OK;
+}
+
+/* TCP_MAXSEG set before the connection: its segments stay within it
+ * (Linux's tcp_sync_mss clamps mss_cache to user_mss). */
+void
+stk__tcp_user_mss(struct stk_sock *s)
+{
+    if (s->user_mss != 0 && s->pcb.tcp != NULL && s->pcb.tcp->mss > s->user_mss)
+        s->pcb.tcp->mss = s->user_mss;
 }
 
 /* tcp_disconnect (connect AF_UNSPEC, shutdown(SHUT_RD) of a SYN_SENT

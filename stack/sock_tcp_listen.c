@@ -178,6 +178,7 @@ stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb)
     c->keepidle = l->keepidle;
     c->keepintvl = l->keepintvl;
     c->keepcnt = l->keepcnt;
+    c->user_mss = l->user_mss;
     c->nodelay = l->nodelay;
     c->cc = l->cc;
     c->linger_on = l->linger_on;
@@ -195,6 +196,7 @@ stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb)
     c->peer_port = newpcb->remote_port;
     stk__tcp_attach(c, newpcb);
     stk__tcp_apply_opts(c);
+    stk__tcp_user_mss(c);
     c->listener = l;
     if (l->accq_tail != NULL)
         l->accq_tail->acc_next = c;

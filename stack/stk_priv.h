@@ -108,6 +108,7 @@ struct stk_sock {
     int linger_sec;
     int sndbuf, rcvbuf; /* effective (doubled) values once set, 0 = default */
     int keepidle, keepintvl, keepcnt; /* seconds / count */
+    uint16_t user_mss; /* TCP_MAXSEG set by the application, 0 if not */
 
     /* Shutdown and end-of-stream state (Linux sk_shutdown bits). */
     bool shut_rd, shut_wr;
@@ -269,6 +270,7 @@ void stk__tcp_close(struct stk_sock *s);
 uint32_t stk__tcp_events(struct stk_sock *s);
 int stk__tcp_outq(struct stk_sock *s);
 int stk__tcp_notsent(struct stk_sock *s); /* SIOCOUTQNSD */
+void stk__tcp_user_mss(struct stk_sock *s);
 void stk__tcp_apply_opts(struct stk_sock *s);
 /** IPV6_UNICAST_HOPS/IPV6_TCLASS onto s's pcb when it talks IPv6. */
 void stk__tcp_ip6_opts(struct stk_sock *s, bool v6);

@@ -336,3 +336,29 @@ TEST_F(Lab, tcp_owned_options_are_exactly_those_the_stack_sets_and_gets)
     EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_TCP, TCP_CORK));
     EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_IP, IP_TOS));
 }
+
+// TCP_MAXSEG before a connection: read back on a closed or listening
+// socket, values outside 88..65535 EINVAL, and the connections accepted
+// from the listener keep their segments within it (tcp_sync_mss).
+TEST_F(Lab, tcp_maxseg_user_mss_read_back_and_inherited)
+{
+    int v = 1200, got = 0;
+    socklen_t gl = sizeof(got);
+    stk_sock *l = tcp_sock();
+    ASSERT_EQ(bind_port(l, 8081, 0), 0);
+    ASSERT_EQ(stk_sock_setsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &v, sizeof(v)),
+              0);
+    int bad = 10;
+    EXPECT_EQ(
+        stk_sock_setsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &bad, sizeof(bad)),
+        -EINVAL);
+    ASSERT_EQ(stk_sock_listen(l, 16), 0);
+    ASSERT_EQ(stk_sock_getsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &got, &gl), 0);
+    EXPECT_EQ(got, 1200);
+    Conn c = passive_open(l, 8081, 40001);
+    ASSERT_NE(c.s, nullptr);
+    gl = sizeof(got);
+    ASSERT_EQ(stk_sock_getsockopt(c.s, IPPROTO_TCP, TCP_MAXSEG, &got, &gl), 0);
+    EXPECT_LE(got, 1200);
+    EXPECT_GE(got, 1188); // less the timestamp option when it is on
+}
