@@ -278,7 +278,7 @@ stk_sock_opt_owned(int level, int name)
     if (level == IPPROTO_TCP)
         return name == TCP_NODELAY || name == TCP_KEEPIDLE ||
                name == TCP_KEEPINTVL || name == TCP_KEEPCNT ||
-               name == TCP_CONGESTION;
+               name == TCP_MAXSEG || name == TCP_CONGESTION;
     return false;
 }
 

@@ -1,6 +1,6 @@
 /*
  * Behaviour: a TCP connection after our SHUT_WR while the source service
- * keeps sending (FIN_WAIT2, data arriving): every receive call (recv with
+ * keeps sending (FIN_WAIT2, receive buffer full): every receive call (recv with
  * MSG_PEEK and without, read, readv, recvfrom, recvmsg, a zero-length recv),
  * then every send call (send, write, sendto with an address, sendmsg,
  * writev, a zero-length send), all non-blocking, give Linux's results and

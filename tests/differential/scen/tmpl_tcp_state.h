@@ -18,7 +18,8 @@
  *   ST_ESTAB        connected to the echo service, idle
  *   ST_ESTAB_DATA   connected, the echo of "hello" unread
  *   ST_FINWAIT2     SHUT_WR sent to the source service, which keeps
- *                   sending 100 MB (FIN_WAIT2, data arriving)
+ *                   sending 100 MB (FIN_WAIT2, our FIN acknowledged, the
+ *                   receive buffer full of its data)
  *   ST_SHUT_RD      connected to echo, shutdown(SHUT_RD)
  *   ST_SHUT_RDWR    connected to echo, shutdown(SHUT_RDWR), the peer's
  *                   FIN back
@@ -158,6 +159,13 @@ st_make(int st)
         for (int i = 0, q = 1; i < 100 && q != 0; i++)
             if (ioctl(fd, SIOCOUTQ, &q) != 0 || q != 0)
                 usleep(10000);
+        /* and until the receive buffer is full (nothing more can come:
+         * data arriving after a SHUT_RD resets, RFC 1122) */
+        for (int i = 0, q = 0, last = -1; i < 100 && q != last; i++) {
+            last = q;
+            usleep(50000);
+            ioctl(fd, FIONREAD, &q);
+        }
         break;
     case ST_SHUT_RD:
         fd = st_connect(D_ECHO);
