@@ -361,6 +361,11 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
         pl_sock_serve(s, RT_SERVE_OFF);
     pthread_mutex_lock(&ep_mu);
     it = ep_find(ep, fd, s);
+    /* ep_modify is never reached for an exclusive registration */
+    if (op == EPOLL_CTL_MOD && it != NULL && (it->events & EPOLLEXCLUSIVE)) {
+        rc = -EINVAL;
+        goto out;
+    }
     kreg = it != NULL ? it->kreg
                       : (pl_sock_state(s) == PL_SOCK_UNDECIDED ||
                          atomic_load(&s->kside));

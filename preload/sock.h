@@ -70,6 +70,8 @@ struct pl_sock {
     atomic_int kfd;           /* our own descriptor of the kernel socket */
     atomic_bool klisten;      /* ... and listening */
     atomic_bool kshared;      /* the fd is a dup of kfile.h's template */
+    atomic_bool kopts;        /* TCP: an option only the kernel socket
+                                 keeps was set (accepted sockets inherit) */
     _Atomic int64_t rcvtimeo; /* SO_RCVTIMEO in ns, 0 = none */
     _Atomic int64_t sndtimeo; /* SO_SNDTIMEO in ns, 0 = none */
     int nopts;

@@ -27,6 +27,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
@@ -150,6 +151,9 @@ pl_sock_bind(struct pl_sock *s, int fd, const struct sockaddr *a, socklen_t len)
     bool kbound, kfirst;
     int rc;
 
+    /* move_addr_to_kernel: the copy faults before any protocol check */
+    if (a == NULL && len > 0 && len <= sizeof(struct sockaddr_storage))
+        return -EFAULT;
     pthread_mutex_lock(&s->mu);
     k = pl_sock_view(s, fd, true, a, len, &v4);
     switch (pl_sock_state(s)) {
@@ -347,10 +351,47 @@ accept_op(struct stk_sock *stk, void *arg)
     return rt_sock_accept(stk, &x->ns, x->a, x->len);
 }
 
+/* Options only the kernel socket keeps (the stack does not) that Linux
+ * copies from a listener to its children. */
+static const struct {
+    int level, name;
+} kinherit[] = {
+    {SOL_SOCKET, SO_PRIORITY},        {SOL_SOCKET, SO_MARK},
+    {SOL_SOCKET, SO_RCVLOWAT},        {SOL_SOCKET, SO_OOBINLINE},
+    {SOL_SOCKET, SO_DONTROUTE},       {IPPROTO_TCP, TCP_USER_TIMEOUT},
+    {IPPROTO_TCP, TCP_SYNCNT},        {IPPROTO_TCP, TCP_LINGER2},
+    {IPPROTO_TCP, TCP_NOTSENT_LOWAT}, {IPPROTO_IP, IP_TTL},
+    {IPPROTO_IP, IP_MTU_DISCOVER},    {IPPROTO_IP, IP_RECVERR},
+};
+
+/* The accepted socket n (at nfd, on the template) takes each of those the
+ * listener's kernel socket lkfd holds with another value than the
+ * template's, on a kernel socket of its own. Only after the listener was
+ * given such an option (kopts): the common accept costs no system call. */
+static void
+inherit_kopts(int lkfd, struct pl_sock *n, int nfd)
+{
+    for (size_t i = 0; i < sizeof(kinherit) / sizeof(kinherit[0]); i++) {
+        int lv, nv;
+        socklen_t ll = sizeof(lv), nl = sizeof(nv);
+
+        if (libc_getsockopt(lkfd, kinherit[i].level, kinherit[i].name, &lv,
+                            &ll) < 0 ||
+            libc_getsockopt(nfd, kinherit[i].level, kinherit[i].name, &nv,
+                            &nl) < 0 ||
+            lv == nv)
+            continue;
+        pl_kfile_own(n, nfd);
+        libc_setsockopt(nfd, kinherit[i].level, kinherit[i].name, &lv,
+                        sizeof(lv));
+    }
+}
+
 /* A new fd for an accepted stack connection: a duplicate of the template
- * socket holds the number (kfile.h). */
+ * socket holds the number (kfile.h); lkfd is the listener's kernel socket. */
 static int
-install_accepted(const struct pl_sock *l, struct stk_sock *ns, int flags)
+install_accepted(const struct pl_sock *l, int lkfd, struct stk_sock *ns,
+                 int flags)
 {
     struct pl_sock *n;
     int nfd, rc;
@@ -368,6 +409,8 @@ install_accepted(const struct pl_sock *l, struct stk_sock *ns, int flags)
     }
     atomic_store(&n->kshared, true);
     rc = pl_fdt_install(nfd, &n->hdr);
+    if (rc >= 0 && atomic_load(&l->kopts))
+        inherit_kopts(lkfd, n, nfd);
     pl_fd_put(&n->hdr);
     if (rc < 0) {
         libc_close(nfd);
@@ -400,7 +443,7 @@ pl_sock_accept(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
         rc = (int)pl_sock_run(s, accept_op, &x);
         if (rc == 0) {
             pl_sock_accepted(s);
-            return install_accepted(s, x.ns, flags);
+            return install_accepted(s, pl_sock_kfd(s, fd), x.ns, flags);
         }
         if (rc != -EAGAIN)
             return rc;
@@ -469,7 +512,7 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
     struct sockaddr_in v4;
     enum pl_in6 k;
     int64_t deadline;
-    int rc;
+    int rc, first;
 
     pthread_mutex_lock(&s->mu);
     k = pl_sock_view(s, fd, false, a, len, &v4);
@@ -498,12 +541,15 @@ pl_sock_connect(struct pl_sock *s, int fd, const struct sockaddr *a,
 
     deadline = pl_sock_deadline(s, true);
     rc = (int)pl_sock_run(s, connect_op, &x);
-    if (rc != -EINPROGRESS || atomic_load(&s->nonblock))
+    /* A blocking connect waits for the outcome of the attempt it started,
+     * or of one already in progress (EALREADY only without waiting). */
+    if ((rc != -EINPROGRESS && rc != -EALREADY) || atomic_load(&s->nonblock))
         return rc;
+    first = rc;
     for (;;) {
         rc = pl_sock_wait(s, fd, EPOLLOUT, deadline, RT_WAIT_CONNECT, &sig0);
         if (rc == -EAGAIN)
-            return -EINPROGRESS; /* SO_SNDTIMEO expired (Linux) */
+            return first; /* SO_SNDTIMEO expired: its first answer (Linux) */
         if (rc == -EINTR && !pl_sock_restart(s, true))
             return -EINTR;
         rc = (int)pl_sock_run(s, connect_op, &x);
@@ -761,6 +807,8 @@ pl_sock_setsockopt(struct pl_sock *s, int fd, int level, int name,
     rc = (int)pl_sysret(libc_setsockopt(fd, level, name, val, len));
     if (rc < 0)
         return rc;
+    if (s->type == SOCK_STREAM && !stk_sock_opt_owned(level, name))
+        atomic_store(&s->kopts, true);
     pthread_mutex_lock(&s->mu);
     if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_RCVTIMEO_NEW))
         atomic_store(&s->rcvtimeo, timeval_ns(val, len));
@@ -814,6 +862,11 @@ pl_sock_getsockopt(struct pl_sock *s, int fd, int level, int name, void *val,
                                  name == SO_RCVTIMEO_NEW ||
                                  name == SO_SNDTIMEO_NEW || name == SO_DOMAIN)))
         return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
+    /* The kernel socket renders SO_LINGER's time in its own ticks (a
+     * negative time reads back as the kernel clamps it); an accepted
+     * socket still on the shared template has only the stack's copy. */
+    if (level == SOL_SOCKET && name == SO_LINGER && !atomic_load(&s->kshared))
+        return (int)pl_sysret(libc_getsockopt(fd, level, name, val, len));
     if (len != NULL && (int)*len < 0)
         return -EINVAL;
     rt_lock();
@@ -828,30 +881,36 @@ int
 pl_sock_getname(struct pl_sock *s, int fd, struct sockaddr *a, socklen_t *len,
                 bool peer)
 {
+    struct sockaddr_in6 n6;
+    socklen_t n6len = sizeof(n6), n;
     int rc;
 
     if (!pl_sock_meta(s))
         return (int)pl_sysret(peer ? libc_getpeername(fd, a, len)
                                    : libc_getsockname(fd, a, len));
-    if (a == NULL || len == NULL)
+    /* As __sys_getpeername: the protocol answers first (ENOTCONN), then
+     * move_addr_to_user reads the length (EFAULT, EINVAL) and copies. */
+    rt_lock();
+    rc = stk_sock_getname(s->stk, (struct sockaddr *)&n6, &n6len, peer);
+    rt_unlock();
+    if (rc < 0)
+        return rc;
+    if (len == NULL)
         return -EFAULT;
     if ((int)*len < 0)
         return -EINVAL;
     if (pl_sock_af(s) != s->kfamily) { /* after IPV6_ADDRFORM */
-        struct sockaddr_in6 n6;
-        socklen_t n6len = sizeof(n6);
-
-        rt_lock();
-        rc = stk_sock_getname(s->stk, (struct sockaddr *)&n6, &n6len, peer);
-        rt_unlock();
-        if (rc == 0)
-            pl_sock_name_v4(&n6, n6len, a, len);
-        return rc;
+        if (a == NULL && *len > 0)
+            return -EFAULT;
+        pl_sock_name_v4(&n6, n6len, a, len);
+        return 0;
     }
-    rt_lock();
-    rc = stk_sock_getname(s->stk, a, len, peer);
-    rt_unlock();
-    return rc;
+    n = *len < n6len ? *len : n6len;
+    if (a == NULL && n > 0)
+        return -EFAULT;
+    memcpy(a, &n6, n);
+    *len = n6len;
+    return 0;
 }
 
 int
@@ -865,18 +924,22 @@ pl_sock_ioctl(struct pl_sock *s, int fd, unsigned long req, unsigned long arg)
             return -EFAULT;
         return pl_sock_set_nonblock(s, fd, *p != 0);
     }
-    if (!pl_sock_live(s) || (req != FIONREAD && req != SIOCOUTQ))
+    if (!pl_sock_live(s) ||
+        (req != FIONREAD && req != SIOCOUTQ && req != SIOCOUTQNSD))
         return (int)pl_sysret(libc_ioctl(fd, req, arg));
-    if (p == NULL)
-        return -EFAULT;
     rt_lock();
-    n = req == FIONREAD ? stk_sock_inq(s->stk) : stk_sock_outq(s->stk);
+    n = req == FIONREAD   ? stk_sock_inq(s->stk)
+        : req == SIOCOUTQ ? stk_sock_outq(s->stk)
+                          : stk_sock_outq_notsent(s->stk);
     rt_unlock();
     if (n == 0 && req == FIONREAD && s->type == SOCK_DGRAM &&
         atomic_load(&s->kside))
         return (int)pl_sysret(libc_ioctl(fd, req, arg));
+    /* The protocol's answer (EINVAL on a listener) before put_user's. */
     if (n < 0)
         return n;
+    if (p == NULL)
+        return -EFAULT;
     *p = n;
     return 0;
 }

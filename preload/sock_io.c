@@ -102,9 +102,18 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
         return -EBADF;
     if (n > UIO_MAXIOV)
         return -EMSGSIZE;
-    /* A bad buffer: TCP fails at once, nothing consumed; a datagram is
-     * received into nothing and dropped, then EFAULT (udp_recvmsg). */
-    fault = pl_uaddr_bad(msg->msg_iov, n);
+    /* The iovec array first (Linux copies it in before the protocol
+     * runs), then the error queue (none: the stack keeps no IP_RECVERR
+     * queue), then the buffers: TCP fails at once, nothing consumed (a
+     * NULL buffer is fine with MSG_TRUNC, which copies nothing); a
+     * datagram is received into nothing and dropped, then EFAULT
+     * (udp_recvmsg). */
+    if (n > 0 && msg->msg_iov == NULL)
+        return -EFAULT;
+    if (flags & MSG_ERRQUEUE)
+        return -EAGAIN;
+    fault = !(s->type == SOCK_STREAM && (flags & MSG_TRUNC)) &&
+            pl_uaddr_bad(msg->msg_iov, n);
     if (fault && s->type == SOCK_STREAM)
         return -EFAULT;
     if (fault) {
@@ -114,6 +123,8 @@ pl_sock_recvmsg(struct pl_sock *s, int fd, struct msghdr *msg, int flags)
     nb = atomic_load(&s->nonblock) || (flags & MSG_DONTWAIT);
     if (!nb) /* a call that may wait: handlers that run from here on count */
         sig0 = rt_sig_count;
+    else /* the stack tells "would wait" from "shut down" (UDP) */
+        x.flags |= MSG_DONTWAIT;
     waitall = (flags & MSG_WAITALL) && s->type == SOCK_STREAM && !nb &&
               !(flags & MSG_PEEK);
     want = iov_total(msg->msg_iov, n);

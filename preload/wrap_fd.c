@@ -7,7 +7,8 @@
  * the entry before the kernel close, so the number cannot be reused under
  * a stale entry; the object (and its stack socket) goes with the last
  * reference. fcntl F_GETFL/F_SETFL and ioctl FIONBIO keep our O_NONBLOCK,
- * FIONREAD/SIOCOUTQ come from the stack; everything else is the kernel's.
+ * FIONREAD/SIOCOUTQ/SIOCOUTQNSD come from the stack; everything else is the
+ * kernel's.
  * Before a dup or a request that writes the open file's kernel state, an
  * accepted socket sharing the template gets a file of its own (kfile.h).
  */
@@ -256,8 +257,8 @@ ioctl(int fd, unsigned long req, ...)
     va_start(ap, req);
     arg = va_arg(ap, unsigned long);
     va_end(ap);
-    if (!pl_active() ||
-        (req != FIONBIO && req != FIONREAD && req != SIOCOUTQ)) {
+    if (!pl_active() || (req != FIONBIO && req != FIONREAD && req != SIOCOUTQ &&
+                         req != SIOCOUTQNSD)) {
         if (pl_active() && pl_fdt_peek(fd)) {
             pl_enter(&ctx);
             pl_kfile_own_fd(fd);

@@ -162,13 +162,21 @@ recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
     if (s == NULL)
         return libc_recvfrom(fd, buf, n, flags, addr, alen);
     pl_enter(&ctx);
-    if (addr != NULL && alen != NULL) {
+    if (addr != NULL && alen != NULL && (int)*alen >= 0) {
         msg.msg_name = addr;
         msg.msg_namelen = *alen;
     }
     rc = pl_sock_recvmsg(s, fd, &msg, flags);
-    if (rc >= 0 && addr != NULL && alen != NULL)
-        *alen = msg.msg_namelen;
+    /* __sys_recvfrom: the data is taken, then move_addr_to_user fails
+     * on a missing or negative length. */
+    if (rc >= 0 && addr != NULL) {
+        if (alen == NULL)
+            rc = -EFAULT;
+        else if ((int)*alen < 0)
+            rc = -EINVAL;
+        else
+            *alen = msg.msg_namelen;
+    }
     pl_wrap_put(&s->hdr);
     return pl_exit(&ctx, rc);
 }

@@ -324,7 +324,19 @@ stk_sock_inq(struct stk_sock *s)
 int
 stk_sock_outq(struct stk_sock *s)
 {
+    if (s->type == SOCK_STREAM && s->st == STK_TCP_LISTEN)
+        return -EINVAL;
     return s->type == SOCK_STREAM ? stk__tcp_outq(s) : 0;
+}
+
+int
+stk_sock_outq_notsent(struct stk_sock *s)
+{
+    if (s->type != SOCK_STREAM)
+        return -ENOTTY; /* udp_ioctl does not know it */
+    if (s->st == STK_TCP_LISTEN)
+        return -EINVAL;
+    return stk__tcp_notsent(s);
 }
 
 int

@@ -10,6 +10,8 @@
  * class, TTL or hop limit, and the interface it came in on. The options
  * set when it is read choose the messages (stk__cmsg_put):
  *
+ *  - any UDP socket with SO_TIMESTAMP: SCM_TIMESTAMP first, the arrival
+ *    time noted when it was queued;
  *  - an AF_INET socket: IP_PKTINFO, IP_TTL, IP_TOS (options IP_PKTINFO,
  *    IP_RECVTTL, IP_RECVTOS), in that order;
  *  - an AF_INET6 socket, IPv6 datagram: IPV6_PKTINFO, IPV6_HOPLIMIT,
@@ -29,6 +31,8 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "lwip/ip.h"
 #include "lwip/prot/ip4.h"
@@ -49,7 +53,17 @@ static const struct {
     {IPPROTO_IPV6, IPV6_RECVTCLASS, STK_CMSG_TCLASS6},
     {IPPROTO_IPV6, IPV6_2292PKTINFO, STK_CMSG_2292PKTINFO},
     {IPPROTO_IPV6, IPV6_2292HOPLIMIT, STK_CMSG_2292HOPLIMIT},
+    {SOL_SOCKET, SO_TIMESTAMP, STK_CMSG_TIMESTAMP},
 };
+
+static int64_t
+now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 uint16_t
 stk__cmsg_bit(int level, int name)
@@ -64,6 +78,7 @@ void
 stk__cmsg_note(const struct stk_sock *s, struct stk_rx_item *it)
 {
     ip_addr_copy(it->dst, *ip_current_dest_addr());
+    it->ts_ns = (s->rxcmsg & STK_CMSG_TIMESTAMP) ? now_ns() : 0;
     if (ip_current_is_v6()) {
         const struct ip6_hdr *h = ip6_current_header();
 
@@ -163,6 +178,16 @@ stk__cmsg_put(const struct stk_sock *s, const struct stk_rx_item *it,
     struct cbuf b = {.msg = msg, .used = 0};
     uint16_t on = s->rxcmsg;
 
+    if (on & STK_CMSG_TIMESTAMP) {
+        /* sock_recv_timestamp, before the IP messages; a datagram queued
+         * before the option was set is stamped when read (Linux's
+         * __net_timestamp of an unstamped skb) */
+        int64_t t = it->ts_ns != 0 ? it->ts_ns : now_ns();
+        struct timeval tv = {.tv_sec = (time_t)(t / 1000000000),
+                             .tv_usec = (suseconds_t)(t % 1000000000 / 1000)};
+
+        put(&b, SOL_SOCKET, SO_TIMESTAMP, &tv, sizeof(tv));
+    }
     if (on != 0) {
         if (s->inet6 && (on & STK_CMSG_PKTINFO6))
             put_pktinfo6(&b, IPV6_PKTINFO, it);

@@ -7,6 +7,7 @@
  * -ENOPROTOOPT and the caller decides.
  */
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <netinet/tcp.h>
@@ -32,17 +33,27 @@ get_int(const void *val, socklen_t len, int *out)
     return 0;
 }
 
+/* Copy at most *len bytes of an option's value, as Linux's getsockopt:
+ * a missing length or buffer is the user copy's EFAULT. */
 static int
-put_int(void *val, socklen_t *len, int v)
+put_bytes(void *val, socklen_t *len, const void *v, socklen_t size)
 {
     socklen_t n;
 
-    if (val == NULL || len == NULL)
-        return -EINVAL;
-    n = *len < (socklen_t)sizeof(int) ? *len : (socklen_t)sizeof(int);
-    memcpy(val, &v, (size_t)n);
+    if (len == NULL)
+        return -EFAULT;
+    n = *len < size ? *len : size;
+    if (val == NULL && n > 0)
+        return -EFAULT;
+    memcpy(val, v, (size_t)n);
     *len = n;
     return 0;
+}
+
+static int
+put_int(void *val, socklen_t *len, int v)
+{
+    return put_bytes(val, len, &v, (socklen_t)sizeof(v));
 }
 
 int
@@ -80,7 +91,7 @@ stk__opt_put_small(void *val, socklen_t *len, int v)
 static int
 linux_buf(int v, int min)
 {
-    long b = v < 0 ? 0 : v;
+    long b = v < 0 ? STK_BUF_MAX : v; /* Linux: min_t(u32, val, max) */
 
     if (b > STK_BUF_MAX)
         b = STK_BUF_MAX;
@@ -118,8 +129,11 @@ set_sol_socket(struct stk_sock *s, int name, const void *val, socklen_t len)
         if (val == NULL || len < (socklen_t)sizeof(l))
             return -EINVAL;
         memcpy(&l, val, sizeof(l));
+        /* Linux keeps the time when l_onoff is 0; a negative time is
+         * "forever" (the kernel socket reports its own rendering). */
         s->linger_on = l.l_onoff != 0;
-        s->linger_sec = l.l_linger < 0 ? 0 : l.l_linger;
+        if (l.l_onoff)
+            s->linger_sec = l.l_linger < 0 ? INT_MAX : l.l_linger;
         return 0;
     }
     if ((rc = get_int(val, len, &v)) < 0)
@@ -334,6 +348,8 @@ set_cmsg(struct stk_sock *s, int level, uint16_t bit, const void *val,
 
     if (level == IPPROTO_IPV6 && !s->inet6)
         return -ENOPROTOOPT;
+    if (level == SOL_SOCKET && s->type != SOCK_DGRAM)
+        return -ENOPROTOOPT; /* SO_TIMESTAMP: the kernel socket keeps it */
     rc = level == IPPROTO_IP ? stk__opt_get_small(val, len, &v)
                              : get_int(val, len, &v);
     if (rc < 0)
@@ -352,6 +368,8 @@ get_cmsg(struct stk_sock *s, int level, uint16_t bit, void *val, socklen_t *len)
 
     if (level == IPPROTO_IP)
         return stk__opt_put_small(val, len, on);
+    if (level == SOL_SOCKET)
+        return s->type == SOCK_DGRAM ? put_int(val, len, on) : -ENOPROTOOPT;
     if (!s->inet6)
         return -ENOPROTOOPT;
     return put_int(val, len, on);
@@ -485,6 +503,11 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
     /* mss_cache: TCP_MAXSEG's set value is not in it */
     ti.tcpi_snd_mss = s->st == STK_TCP_CONNECTED ? (uint32_t)eff_mss(s) : 536;
     ti.tcpi_rcv_mss = ti.tcpi_snd_mss;
+    if (s->st == STK_TCP_LISTEN) {
+        /* tcp_get_info on a listener: the accept queue and its limit */
+        ti.tcpi_unacked = (uint32_t)s->accq_len;
+        ti.tcpi_sacked = (uint32_t)s->backlog;
+    }
     if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
         const struct tcp_pcb *pcb = s->pcb.tcp;
 
@@ -585,14 +608,8 @@ stk__getsockopt(struct stk_sock *s, int level, int name, void *val,
                                             : STK_UDP_BUF_DEFAULT));
         case SO_LINGER: {
             struct linger l = {s->linger_on, s->linger_sec};
-            socklen_t n;
 
-            if (val == NULL || len == NULL)
-                return -EINVAL;
-            n = *len < (socklen_t)sizeof(l) ? *len : (socklen_t)sizeof(l);
-            memcpy(val, &l, (size_t)n);
-            *len = n;
-            return 0;
+            return put_bytes(val, len, &l, (socklen_t)sizeof(l));
         }
         default:
             return -ENOPROTOOPT;

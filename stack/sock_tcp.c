@@ -219,6 +219,7 @@ stk__tcp_fresh_pcb(struct stk_sock *s)
     stk__tcp_attach(s, pcb);
     stk__tcp_apply_opts(s);
     s->bound = false;
+    s->syn_lost = false;
     if (s->port_explicit) {
         e = tcp_bind(pcb, &s->bind_ip, s->bind_port);
         if (e != ERR_OK)
@@ -254,6 +255,7 @@ stk__tcp_bind(struct stk_sock *s, const ip_addr_t *ip, uint16_t port)
         return stk_err_to_errno(e);
     s->bound = true;
     s->port_explicit = port != 0;
+    s->addr_explicit = !ip_addr_isany(ip);
     ip_addr_copy(s->bind_ip, *ip);
     s->bind_port = s->pcb.tcp->local_port;
     return 0;
@@ -303,9 +305,23 @@ cb_connected(void *arg, struct tcp_pcb *pcb, err_t err)
     return ERR_OK;
 }
 
+/* tcp_disconnect (connect AF_UNSPEC, shutdown(SHUT_RD) of a SYN_SENT
+ * socket): aborting an attempt or a synchronized connection leaves
+ * ECONNRESET pending, as Linux; a listener or a closed one leaves none. */
 static int
 disconnect(struct stk_sock *s)
 {
+    int err = 0;
+
+    if (s->st == STK_TCP_SYN_SENT)
+        err = ECONNRESET;
+    else if (s->st == STK_TCP_CONNECTED && s->pcb.tcp != NULL) {
+        enum tcp_state ps = s->pcb.tcp->state;
+
+        if (ps == ESTABLISHED || ps == CLOSE_WAIT || ps == FIN_WAIT_1 ||
+            ps == FIN_WAIT_2 || ps == SYN_RCVD)
+            err = ECONNRESET;
+    }
     if (s->st == STK_TCP_LISTEN)
         stk__tcp_unlisten(s);
     stk__tcp_abort(s);
@@ -315,7 +331,7 @@ disconnect(struct stk_sock *s)
     s->st = STK_TCP_CLOSED;
     s->connecting = s->connect_reported = s->ever_connected = false;
     s->shut_rd = s->shut_wr = s->fin_rcvd = false;
-    s->err = 0;
+    s->err = err;
     return stk__tcp_fresh_pcb(s);
 }
 
@@ -353,9 +369,13 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         break;
     }
     if (s->connecting) {
-        /* The attempt failed: report it once (SS_CONNECTING -> error). */
+        /* The attempt failed: report it once (SS_CONNECTING -> error).
+         * Linux then disconnects: the port stays named, the address only
+         * if bind() gave it. */
         int e2 = s->err ? s->err : ECONNABORTED;
 
+        if (!s->addr_explicit)
+            stk__sock_any(s, &s->bind_ip);
         s->err = 0;
         s->connecting = false;
         stk__changed(s, false);
@@ -379,6 +399,7 @@ stk__tcp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         if (rc < 0)
             return rc;
     }
+    s->err = 0; /* tcp_connect_init: a disconnect's ECONNRESET goes */
     e = tcp_connect(s->pcb.tcp, &ip, port, cb_connected);
     if (e != ERR_OK)
         return e == ERR_RTE ? -ENETUNREACH : stk_err_to_errno(e);
@@ -469,6 +490,13 @@ cb_err(void *arg, err_t err)
 
     if (s == NULL)
         return;
+    if (s->pcb.tcp != NULL && err == ERR_RST && s->st == STK_TCP_SYN_SENT) {
+        /* Refused (the pcb lives until after this call): tcp_done keeps
+         * the socket's name, and SIOCOUTQ counts the SYN. */
+        ip_addr_copy(s->bind_ip, s->pcb.tcp->local_ip);
+        s->bind_port = s->pcb.tcp->local_port;
+        s->syn_lost = true;
+    }
     if (s->pcb.tcp != NULL) {
         tcp_ext_arg_set(s->pcb.tcp, ext_id, NULL);
         s->pcb.tcp = NULL;
@@ -603,11 +631,23 @@ stk__tcp_events(struct stk_sock *s)
 }
 
 int
-stk__tcp_outq(struct stk_sock *s)
+stk__tcp_notsent(struct stk_sock *s)
 {
     struct tcp_pcb *pcb = s->pcb.tcp;
 
     if (pcb == NULL || pcb->state == LISTEN)
+        return 0;
+    return (int)(pcb->snd_lbb - pcb->snd_nxt);
+}
+
+int
+stk__tcp_outq(struct stk_sock *s)
+{
+    struct tcp_pcb *pcb = s->pcb.tcp;
+
+    if (pcb == NULL)
+        return s->syn_lost ? 1 : 0;
+    if (pcb->state == LISTEN)
         return 0;
     return (int)(TCP_SND_BUF - pcb->snd_buf);
 }

@@ -187,9 +187,9 @@ stk__tcp_queue_new(struct stk_sock *l, struct tcp_pcb *newpcb)
     c->keepidle = l->keepidle;
     c->keepintvl = l->keepintvl;
     c->keepcnt = l->keepcnt;
+    c->user_mss = l->user_mss;
     c->nodelay = l->nodelay;
     c->cork = l->cork;
-    c->user_mss = l->user_mss;
     c->cc = l->cc;
     c->linger_on = l->linger_on;
     c->linger_sec = l->linger_sec;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "lwip/netif.h"
 #include "lwip/udp.h"
 
 #include "stats.h"
@@ -168,6 +169,9 @@ autobind(struct stk_sock *s)
 
     if (s->bound)
         return 0;
+    /* an address kept by a disconnect (bound explicitly, port 0) */
+    if (!ip_addr_isany(&s->pcb.udp->local_ip))
+        return do_bind(s, &s->pcb.udp->local_ip, 0);
     stk__sock_any(s, &any);
     return do_bind(s, &any, 0);
 }
@@ -184,8 +188,12 @@ dest_ok(const struct stk_sock *s, const ip_addr_t *ip)
         return -ENETUNREACH;
     if (!IP_IS_ANY_TYPE_VAL(*l) && IP_GET_TYPE(l) != IP_GET_TYPE(ip))
         return -ENETUNREACH;
-    if (IP_IS_V4(ip) && ip4_addr_get_u32(ip_2_ip4(ip)) == 0xffffffffu &&
-        !s->broadcast)
+    /* the limited broadcast and the subnet's (ip_route_output: RTCF_BROADCAST)
+     */
+    if (IP_IS_V4(ip) && !s->broadcast &&
+        (ip4_addr_get_u32(ip_2_ip4(ip)) == 0xffffffffu ||
+         (netif_default != NULL &&
+          ip4_addr_isbroadcast(ip_2_ip4(ip), netif_default))))
         return -EACCES;
     return 0;
 }
@@ -207,6 +215,10 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
         ip_addr_set_zero(&s->peer_ip);
         s->peer_port = 0;
         if (s->bound && !s->port_explicit) {
+            /* __udp_disconnect: the port is released, an address given
+             * to bind() stays (SOCK_BINDADDR_LOCK). */
+            ip_addr_t keep = s->pcb.udp->local_ip;
+
             stk__steer_port(s, false);
             udp_remove(s->pcb.udp);
             s->pcb.udp = NULL;
@@ -218,6 +230,10 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
                 return rc;
             if (s->broadcast)
                 ip_set_option(s->pcb.udp, SOF_BROADCAST);
+            if (!ip_addr_isany(&keep)) {
+                ip_addr_copy(s->pcb.udp->local_ip, keep);
+                ip_addr_copy(s->bind_ip, keep);
+            }
         }
         stk__changed(s, false);
         return 0;
@@ -248,9 +264,8 @@ stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
     size_t cap, len, n;
 
     msg->msg_flags = 0;
-    if (flags & MSG_OOB)
-        return -EOPNOTSUPP;
-    /* __skb_recv_udp: a pending error (ICMP) comes before queued data. */
+    /* udp_recvmsg ignores MSG_OOB. __skb_recv_udp: a pending error (ICMP) comes
+     * before queued data. */
     if (s->err != 0) {
         int e = s->err;
 
@@ -258,8 +273,10 @@ stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
         stk__changed(s, false);
         return -e;
     }
+    /* __skb_wait_for_more_packets: shutdown ends a wait with 0, a call
+     * that may not wait gets EAGAIN first. */
     if (it == NULL)
-        return s->shut_rd ? 0 : -EAGAIN;
+        return s->shut_rd && !(flags & MSG_DONTWAIT) ? 0 : -EAGAIN;
     len = it->p->tot_len;
     cap = stk__iov_len(msg);
     n = len < cap ? len : cap;

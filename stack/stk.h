@@ -246,9 +246,12 @@ int stk_sock_getname(struct stk_sock *s, struct sockaddr *addr, socklen_t *len,
  *  (data arrival, new connection, space freed, error) for EPOLLET. */
 uint32_t stk_sock_events(struct stk_sock *s, uint32_t *gen);
 
-/** Bytes readable now (FIONREAD) / not yet acknowledged (SIOCOUTQ). */
+/** Bytes readable now (FIONREAD) / not yet acknowledged (SIOCOUTQ) / not
+ *  yet sent (SIOCOUTQNSD); -EINVAL on a listener, as tcp_ioctl, and
+ *  SIOCOUTQNSD on UDP is -ENOTTY. */
 int stk_sock_inq(struct stk_sock *s);
 int stk_sock_outq(struct stk_sock *s);
+int stk_sock_outq_notsent(struct stk_sock *s);
 
 int stk_sock_type(const struct stk_sock *s); /* SOCK_STREAM / SOCK_DGRAM */
 bool stk_sock_is_listening(const struct stk_sock *s);

@@ -48,11 +48,12 @@ struct stk_rx_item {
     uint8_t ttl;    /* UDP: IPv4 TTL or IPv6 hop limit */
     int ifindex;    /* UDP: arrival interface (IPv4: 0 unless asked for) */
     ip_addr_t dst;  /* UDP: the datagram's destination */
+    int64_t ts_ns;  /* UDP: arrival (CLOCK_REALTIME) with SO_TIMESTAMP */
 };
 
 /** A ring of received items. A TCP socket's holds pbuf chains only (8
  *  bytes a slot; an idle connection that received data keeps 8 slots), a
- *  UDP socket's whole stk_rx_items (56 bytes): the kind is fixed by the
+ *  UDP socket's whole stk_rx_items (64 bytes): the kind is fixed by the
  *  first push, stk__ring_push_seg or stk__ring_push. */
 struct stk_ring {
     void *v; /* struct pbuf *[cap], or struct stk_rx_item[cap] if dgram */
@@ -95,6 +96,9 @@ struct stk_sock {
     uint16_t bind_port;
     bool bound;          /* bind() was called (or listen/connect autobound) */
     bool port_explicit;  /* bind() named a port: kept across disconnects */
+    bool addr_explicit;  /* bind() named an address (SOCK_BINDADDR_LOCK) */
+    bool syn_lost;       /* TCP: the connect was refused; its SYN stays
+                            unacknowledged (SIOCOUTQ 1) until a new pcb */
     uint16_t steer_port; /* the port reported served (steer.c), 0: none */
 
     /* Socket options. */
@@ -169,6 +173,7 @@ enum {
     STK_CMSG_TCLASS6 = 1u << 5,      /* IPV6_RECVTCLASS */
     STK_CMSG_2292PKTINFO = 1u << 6,  /* IPV6_2292PKTINFO */
     STK_CMSG_2292HOPLIMIT = 1u << 7, /* IPV6_2292HOPLIMIT */
+    STK_CMSG_TIMESTAMP = 1u << 8,    /* SO_TIMESTAMP (UDP) */
 };
 
 /** The listening sockets sharing one lwIP listening pcb (SO_REUSEPORT);
@@ -280,6 +285,7 @@ int stk__tcp_shutdown(struct stk_sock *s, int how);
 void stk__tcp_close(struct stk_sock *s);
 uint32_t stk__tcp_events(struct stk_sock *s);
 int stk__tcp_outq(struct stk_sock *s);
+int stk__tcp_notsent(struct stk_sock *s); /* SIOCOUTQNSD */
 void stk__tcp_apply_opts(struct stk_sock *s);
 /** IPV6_UNICAST_HOPS/IPV6_TCLASS onto s's pcb when it talks IPv6. */
 void stk__tcp_ip6_opts(struct stk_sock *s, bool v6);

@@ -76,4 +76,27 @@ d_peer(int fd, int eph, const char *what)
         NOTE("%s %s len %d", what, tr_addr(&a, eph), (int)al);
 }
 
+/* One epoll_wait(ep, 1 event, timeout 0), traced; a reported event is
+ * noted as "WHAT: tag DATA.U64 EVENTS". */
+static inline void
+d_ep_one(int ep, const char *what)
+{
+    struct epoll_event ev;
+
+    memset(&ev, 0, sizeof(ev));
+    if (T(epoll_wait(ep, &ev, 1, 0)) > 0)
+        NOTE("%s: tag %llx %s", what, (unsigned long long)ev.data.u64,
+             tr_epollev(ev.events));
+}
+
+/* Send @p n bytes to the echo service (traced) and wait until the echo is
+ * back: readable, and 20 ms more for the rest of it to land. */
+static inline void
+d_echoed(int fd, const char *data, size_t n)
+{
+    T(send(fd, data, n, 0));
+    d_wait(fd, POLLIN);
+    usleep(20000);
+}
+
 #endif

@@ -77,6 +77,13 @@ TEST_F(Lab, tcp_connect_refused_sets_so_error)
     EXPECT_EQ(e, ECONNREFUSED);
     EXPECT_EQ(stk_sock_take_error(s), 0);
     EXPECT_EQ(events(s) & EPOLLERR, 0u);
+    // tcp_done keeps the name; the SYN stays unacknowledged (SIOCOUTQ).
+    sockaddr_in a{};
+    socklen_t al = sizeof(a);
+    ASSERT_EQ(stk_sock_getname(s, (sockaddr *)&a, &al, false), 0);
+    EXPECT_EQ(ntohl(a.sin_addr.s_addr), kStackIp);
+    EXPECT_EQ(ntohs(a.sin_port), syn.sport);
+    EXPECT_EQ(stk_sock_outq(s), 1);
 }
 
 TEST_F(Lab, tcp_connect_refused_reported_by_next_connect)
@@ -94,6 +101,27 @@ TEST_F(Lab, tcp_connect_refused_reported_by_next_connect)
     // A new attempt starts a new handshake.
     EXPECT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
     EXPECT_EQ(one().flags, SYN);
+}
+
+// tcp_disconnect (connect AF_UNSPEC) of an attempt in progress leaves
+// ECONNRESET pending; the next connect clears it (tcp_connect_init).
+TEST_F(Lab, tcp_disconnect_of_syn_sent_leaves_econnreset)
+{
+    stk_sock *s = tcp_sock();
+    ASSERT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
+    EXPECT_EQ(one().flags, SYN);
+    sockaddr_in un{};
+    un.sin_family = AF_UNSPEC;
+    ASSERT_EQ(stk_sock_connect(s, (sockaddr *)&un, sizeof(un)), 0);
+    EXPECT_NE(events(s) & EPOLLERR, 0u);
+    ASSERT_EQ(connect_to(s, kPeerIp, 81), -EINPROGRESS);
+    EXPECT_EQ(events(s) & EPOLLERR, 0u);
+    EXPECT_EQ(stk_sock_take_error(s), 0);
+    stk_sock *t = tcp_sock();
+    ASSERT_EQ(connect_to(t, kPeerIp, 82), -EINPROGRESS);
+    ASSERT_EQ(stk_sock_shutdown(t, SHUT_RD), 0);
+    EXPECT_EQ(stk_sock_take_error(t), ECONNRESET);
+    drain();
 }
 
 TEST_F(Lab, tcp_connect_times_out_with_virtual_clock)
@@ -308,4 +336,30 @@ TEST_F(Lab, tcp_owned_options_are_exactly_those_the_stack_sets_and_gets)
     EXPECT_TRUE(stk_sock_opt_owned(IPPROTO_TCP, TCP_CORK));
     EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_TCP, TCP_DEFER_ACCEPT));
     EXPECT_FALSE(stk_sock_opt_owned(IPPROTO_IP, IP_TOS));
+}
+
+// TCP_MAXSEG before a connection: read back on a closed or listening
+// socket, values outside 88..65535 EINVAL, and the connections accepted
+// from the listener keep their segments within it (tcp_sync_mss).
+TEST_F(Lab, tcp_maxseg_user_mss_read_back_and_inherited)
+{
+    int v = 1200, got = 0;
+    socklen_t gl = sizeof(got);
+    stk_sock *l = tcp_sock();
+    ASSERT_EQ(bind_port(l, 8081, 0), 0);
+    ASSERT_EQ(stk_sock_setsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &v, sizeof(v)),
+              0);
+    int bad = 10;
+    EXPECT_EQ(
+        stk_sock_setsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &bad, sizeof(bad)),
+        -EINVAL);
+    ASSERT_EQ(stk_sock_listen(l, 16), 0);
+    ASSERT_EQ(stk_sock_getsockopt(l, IPPROTO_TCP, TCP_MAXSEG, &got, &gl), 0);
+    EXPECT_EQ(got, 1200);
+    Conn c = passive_open(l, 8081, 40001);
+    ASSERT_NE(c.s, nullptr);
+    gl = sizeof(got);
+    ASSERT_EQ(stk_sock_getsockopt(c.s, IPPROTO_TCP, TCP_MAXSEG, &got, &gl), 0);
+    EXPECT_LE(got, 1200);
+    EXPECT_GE(got, 1188); // less the timestamp option when it is on
 }

@@ -6,8 +6,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 
 #include <cstring>
+#include <ctime>
 
 #include "harness.h"
 
@@ -423,4 +425,38 @@ TEST_F(Cmsgs, tcp_receive_gives_no_control)
     m.msg_controllen = sizeof(cbuf);
     ASSERT_EQ(stk_sock_recvmsg(c.s, &m, 0), 20);
     EXPECT_EQ(m.msg_controllen, 0u);
+}
+
+// SO_TIMESTAMP: SCM_TIMESTAMP (a struct timeval, the wall clock when the
+// datagram was queued) before the IP messages, as sock_recv_timestamp;
+// the option reads back; off again, none.
+TEST_F(Cmsgs, so_timestamp_first_with_the_arrival_time)
+{
+    stk_sock *s = sock(false);
+    int v = 0;
+    socklen_t vl = sizeof(v);
+    ASSERT_EQ(on(s, SOL_SOCKET, SO_TIMESTAMP), 0);
+    ASSERT_EQ(stk_sock_getsockopt(s, SOL_SOCKET, SO_TIMESTAMP, &v, &vl), 0);
+    EXPECT_EQ(v, 1);
+    ASSERT_EQ(on(s, IPPROTO_IP, IP_RECVTTL), 0);
+    time_t before = time(nullptr);
+    inject_ip(udp4(kStackIp, 5000, 0x28, 33));
+    time_t after = time(nullptr);
+    Got g = recv(s, 512);
+    ASSERT_EQ(g.n, 10);
+    ASSERT_EQ(g.c.size(), 2u);
+    EXPECT_EQ(g.c[0].level, SOL_SOCKET);
+    EXPECT_EQ(g.c[0].type, SO_TIMESTAMP);
+    EXPECT_EQ(g.c[0].len, CMSG_LEN(sizeof(timeval)));
+    timeval tv = data_as<timeval>(g.c[0]);
+    EXPECT_GE(tv.tv_sec, before);
+    EXPECT_LE(tv.tv_sec, after);
+    EXPECT_LT(tv.tv_usec, 1000000);
+    EXPECT_EQ(g.c[1].type, IP_TTL);
+    ASSERT_EQ(on(s, SOL_SOCKET, SO_TIMESTAMP, 0), 0);
+    ASSERT_EQ(on(s, IPPROTO_IP, IP_RECVTTL, 0), 0);
+    inject_ip(udp4(kStackIp, 5000, 0x28, 33));
+    g = recv(s, 512);
+    ASSERT_EQ(g.n, 10);
+    EXPECT_EQ(g.controllen, 0u);
 }

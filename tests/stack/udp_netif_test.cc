@@ -495,3 +495,35 @@ TEST_F(Lab, netif_lwip_drops_are_counted)
     EXPECT_EQ(recv_bytes(c.s, &in, 100), 10);
     EXPECT_EQ(counts(), P(9, 3));
 }
+
+// Shut down for reading with nothing queued: a call that may not wait
+// gets EAGAIN, a blocking one 0 (__skb_wait_for_more_packets). A
+// disconnect keeps an address given to bind() and releases the port.
+TEST_F(Lab, udp_shut_rd_and_disconnect_keep_linux_semantics)
+{
+    stk_sock *s = udp_sock();
+    ASSERT_EQ(bind_port(s, 0), 0);
+    EXPECT_EQ(stk_sock_shutdown(s, SHUT_RD), -ENOTCONN);
+    Bytes b;
+    EXPECT_EQ(udp_recv(s, &b, 16, MSG_DONTWAIT), -EAGAIN);
+    EXPECT_EQ(udp_recv(s, &b, 16, 0), 0);
+
+    stk_sock *u = udp_sock();
+    ASSERT_EQ(bind_port(u, 0), 0);
+    ASSERT_EQ(connect_to(u, kPeerIp, 6000), 0);
+    sockaddr_in un{};
+    un.sin_family = AF_UNSPEC;
+    ASSERT_EQ(stk_sock_connect(u, (sockaddr *)&un, sizeof(un)), 0);
+    sockaddr_in a{};
+    socklen_t al = sizeof(a);
+    ASSERT_EQ(stk_sock_getname(u, (sockaddr *)&a, &al, false), 0);
+    EXPECT_EQ(ntohl(a.sin_addr.s_addr), kStackIp);
+    EXPECT_EQ(a.sin_port, 0);
+    EXPECT_EQ(udp_sendto(u, pattern(2), kPeerIp, 6000), 2);
+    Pkt p = one();
+    EXPECT_EQ(p.dport, 6000);
+    al = sizeof(a);
+    ASSERT_EQ(stk_sock_getname(u, (sockaddr *)&a, &al, false), 0);
+    EXPECT_EQ(ntohl(a.sin_addr.s_addr), kStackIp);
+    EXPECT_EQ(ntohs(a.sin_port), p.sport);
+}

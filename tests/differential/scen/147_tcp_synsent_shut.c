@@ -1,0 +1,11 @@
+/*
+ * Behaviour: a non-blocking TCP connect in progress (SYN_SENT: the address
+ * has no owner, the neighbour resolution takes seconds): shutdown with a bad
+ * "how" is EINVAL, then SHUT_RD, SHUT_WR and SHUT_RDWR in turn give Linux's
+ * results and poll revents after each; recv and send after them
+ * (scen/tmpl_tcp_state.h).
+ */
+#define STATE ST_SYNSENT
+#define GROUP G_SHUT
+#define LPORT (D_LPORT_BASE + 147)
+#include "tmpl_tcp_state.h"

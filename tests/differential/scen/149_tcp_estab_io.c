@@ -1,0 +1,11 @@
+/*
+ * Behaviour: an idle TCP connection to the echo service: every receive call
+ * (recv with MSG_PEEK and without, read, readv, recvfrom, recvmsg, a
+ * zero-length recv), then every send call (send, write, sendto with an
+ * address, sendmsg, writev, a zero-length send), all non-blocking, give
+ * Linux's results and errno (scen/tmpl_tcp_state.h).
+ */
+#define STATE ST_ESTAB
+#define GROUP G_IO
+#define LPORT (D_LPORT_BASE + 149)
+#include "tmpl_tcp_state.h"

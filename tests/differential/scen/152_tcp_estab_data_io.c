@@ -1,0 +1,11 @@
+/*
+ * Behaviour: a TCP connection with the echo of "hello" queued, unread: every
+ * receive call (recv with MSG_PEEK and without, read, readv, recvfrom,
+ * recvmsg, a zero-length recv), then every send call (send, write, sendto
+ * with an address, sendmsg, writev, a zero-length send), all non-blocking,
+ * give Linux's results and errno (scen/tmpl_tcp_state.h).
+ */
+#define STATE ST_ESTAB_DATA
+#define GROUP G_IO
+#define LPORT (D_LPORT_BASE + 152)
+#include "tmpl_tcp_state.h"

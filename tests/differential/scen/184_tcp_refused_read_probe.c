@@ -1,0 +1,10 @@
+/*
+ * Behaviour: a refused non-blocking TCP connect whose error was read from
+ * SO_ERROR: SO_ERROR (twice), poll revents (all events and none), epoll and
+ * select readiness, FIONREAD, SIOCOUTQ, the names, SO_ACCEPTCONN and
+ * TCP_INFO's tcpi_state are Linux's (scen/tmpl_tcp_state.h).
+ */
+#define STATE ST_REFUSED_READ
+#define GROUP G_PROBE
+#define LPORT (D_LPORT_BASE + 184)
+#include "tmpl_tcp_state.h"

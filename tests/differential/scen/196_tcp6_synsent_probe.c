@@ -1,0 +1,13 @@
+/*
+ * Behaviour: a non-blocking TCP connect in progress (SYN_SENT: the address
+ * has no owner, the neighbour resolution takes seconds), over native IPv6
+ * (AF_INET6 to fd00:200::1): SO_ERROR (twice), poll revents (all events and
+ * none), epoll and select readiness, FIONREAD, SIOCOUTQ, the names,
+ * SO_ACCEPTCONN and TCP_INFO's tcpi_state are Linux's
+ * (scen/tmpl_tcp_state.h).
+ */
+#define STATE ST_SYNSENT
+#define GROUP G_PROBE
+#define LPORT (D_LPORT_BASE + 196)
+#define FAM6 1
+#include "tmpl_tcp_state.h"

@@ -1,0 +1,12 @@
+/*
+ * Behaviour: a TCP connection with the echo of "hello" queued, unread, over
+ * native IPv6 (AF_INET6 to fd00:200::1): shutdown with a bad "how" is
+ * EINVAL, then SHUT_RD, SHUT_WR and SHUT_RDWR in turn give Linux's results
+ * and poll revents after each; recv and send after them
+ * (scen/tmpl_tcp_state.h).
+ */
+#define STATE ST_ESTAB_DATA
+#define GROUP G_SHUT
+#define LPORT (D_LPORT_BASE + 201)
+#define FAM6 1
+#include "tmpl_tcp_state.h"

@@ -1,0 +1,8 @@
+/*
+ * Behaviour: a UDP socket connected to the echo service, nothing queued:
+ * poll, epoll and select readiness, FIONREAD, SIOCOUTQ, the names, SO_TYPE
+ * and SO_ERROR (twice) are Linux's (scen/tmpl_udp_state.h).
+ */
+#define STATE U_CONNECTED
+#define GROUP G_PROBE
+#include "tmpl_udp_state.h"

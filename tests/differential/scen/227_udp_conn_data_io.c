@@ -1,0 +1,11 @@
+/*
+ * Behaviour: a connected UDP socket with the echo of "hello" queued: receive
+ * calls (peeks with MSG_PEEK and MSG_TRUNC, recvfrom and recvmsg naming the
+ * sender, read, recv, readv, a zero-length recv), then send calls (send,
+ * write, sendto, sendmsg without and with a name, writev, a zero-length
+ * send), non-blocking, give Linux's results and errno
+ * (scen/tmpl_udp_state.h).
+ */
+#define STATE U_CONN_DATA
+#define GROUP G_IO
+#include "tmpl_udp_state.h"

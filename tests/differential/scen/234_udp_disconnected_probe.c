@@ -1,0 +1,8 @@
+/*
+ * Behaviour: a UDP socket connected and then disconnected with AF_UNSPEC:
+ * poll, epoll and select readiness, FIONREAD, SIOCOUTQ, the names, SO_TYPE
+ * and SO_ERROR (twice) are Linux's (scen/tmpl_udp_state.h).
+ */
+#define STATE U_DISCONNECTED
+#define GROUP G_PROBE
+#include "tmpl_udp_state.h"

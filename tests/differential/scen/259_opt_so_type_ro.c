@@ -1,0 +1,14 @@
+/*
+ * Behaviour: SO_TYPE is read-only: setting it is ENOPROTOOPT; read and set
+ * on a bound TCP socket, a listener, the connection accepted from it (what
+ * it inherited first), a connected TCP socket and a bound UDP socket, with a
+ * short option length tried once on each (scen/tmpl_opt.h).
+ */
+#define LEVEL SOL_SOCKET
+#define OPT SO_TYPE
+#define VALS                                                                   \
+    {                                                                          \
+        1, 2                                                                   \
+    }
+#define LPORT (D_LPORT_BASE + 259)
+#include "tmpl_opt.h"
