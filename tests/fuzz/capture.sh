@@ -28,8 +28,6 @@ wait_tcp K "$AIP" 8080 || fail "accelerated nginx did not start"
 bg_start udpecho AX socat UDP6-RECVFROM:5000,fork,ipv6only=0 EXEC:cat
 sleep 1
 
-# Frames as the wire carries them: no segmentation offload (64 KB frames).
-K ethtool -K "$VETH_K" tso off gso off gro off >/dev/null 2>&1
 bg_start tcpdump K tcpdump -i "$VETH_K" -s 0 -U -w "$OUT"
 sleep 1
 AX curl -sS -m 10 -o /dev/null "http://$KIP/small.html"
