@@ -16,6 +16,7 @@
 #                 (default: none); the counts reached are recorded
 #   --cpu N       the CPU to pin to (default 1)
 #   --out DIR     where the results go (default bench/results)
+#   --build DIR   the fuzz build (default build-fuzz; tests/fuzz/fuzz.sh)
 # Exit: 0 when every harness ran without a finding, 1 otherwise.
 set -u
 HERE=$(dirname "$(readlink -f "$0")")
@@ -24,6 +25,7 @@ RUNS=10000000
 MAXTIME=
 CPU=1
 OUT=$REPO/bench/results
+BUILD=$REPO/build-fuzz
 HARNESSES=()
 while (($#)); do
     case $1 in
@@ -31,6 +33,7 @@ while (($#)); do
     --max-time) MAXTIME=$2; shift ;;
     --cpu) CPU=$2; shift ;;
     --out) OUT=$2; shift ;;
+    --build) BUILD=$2; shift ;;
     fuzz_*) HARNESSES+=("$1") ;;
     *)
         sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -49,7 +52,7 @@ LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date +%s)
 
 "$REPO/tests/fuzz/fuzz.sh" --runs "$RUNS" ${MAXTIME:+--max-time "$MAXTIME"} \
-    --cpu "$CPU" --stats "$T/stats.tsv" "${HARNESSES[@]}" | tee "$T/out.txt"
+    --build "$BUILD" --cpu "$CPU" --stats "$T/stats.tsv" "${HARNESSES[@]}" | tee "$T/out.txt"
 rc=${PIPESTATUS[0]}
 
 python3 - "$T/stats.tsv" "$BASE" "$COMMIT" "$STAMP" "$RUNS" "${MAXTIME:-none}" \
