@@ -169,7 +169,11 @@ tcp_connect_failed(struct tcp_pcb *pcb, uint32_t seq, int err)
     stk__changed(s, true);
 }
 
-/* tcp_v6_mtu_reduced: every connection to dst sends at most mtu - 60. */
+/* tcp_v6_mtu_reduced: every connection to dst sends at most mtu - 60.
+ * The room lwIP kept at the end of the last unsent segment (its
+ * "oversize", sized for the old MSS) is given up: tcp_write may append
+ * no more than the new MSS allows, and it checks that the room it was
+ * promised fits (found by tests/fuzz, regress/fuzz_sockcalls). */
 static void
 tcp_pmtu(const ip_addr_t *dst, uint32_t mtu)
 {
@@ -179,9 +183,18 @@ tcp_pmtu(const ip_addr_t *dst, uint32_t mtu)
         mtu = IP6_MIN_MTU;
     mss = (uint16_t)(mtu > 0xffff ? 0xffff - IP6_HLEN - TCP_HLEN
                                   : mtu - IP6_HLEN - TCP_HLEN);
-    for (struct tcp_pcb *p = tcp_active_pcbs; p != NULL; p = p->next)
-        if (ip_addr_cmp(&p->remote_ip, dst) && p->mss > mss)
-            p->mss = mss;
+    for (struct tcp_pcb *p = tcp_active_pcbs; p != NULL; p = p->next) {
+        if (!ip_addr_cmp(&p->remote_ip, dst) || p->mss <= mss)
+            continue;
+        p->mss = mss;
+#if TCP_OVERSIZE
+        p->unsent_oversize = 0;
+#if TCP_OVERSIZE_DBGCHECK
+        for (struct tcp_seg *g = p->unsent; g != NULL; g = g->next)
+            g->oversize_left = 0;
+#endif
+#endif
+    }
 }
 
 bool

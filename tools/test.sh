@@ -5,6 +5,10 @@
 #   unit+stack     ctest -L 'unit|stack' in build/
 #   asan           a second build (build-asan/, -DACCEL_SANITIZE=ON) running
 #                  the unit and stack tests under ASan/UBSan
+#   fuzz           the libFuzzer harnesses (build-fuzz/, clang,
+#                  -DACCEL_FUZZ=ON; tests/fuzz/fuzz.sh): frames and socket
+#                  calls 60 s each, the parsers 30 s each, from the
+#                  committed corpus; any crash, leak or hang fails
 #   tsan           a third build (build-tsan/, -DACCEL_TSAN=ON): the unit and
 #                  stack tests, and the thread tests in the lab (label tsan),
 #                  under ThreadSanitizer
@@ -108,6 +112,7 @@ trap cleanup EXIT
 
 suite unit+stack 900 ctest_in "$BUILD" '^(unit|stack)$' -j "$JOBS"
 suite asan 1800 asan_build_and_test
+suite fuzz 600 "$REPO/tests/fuzz/fuzz.sh" --time 60
 suite tsan 1800 tsan_build_and_test
 if lab_up >"$LOGS/lab.log" 2>&1; then
     suite integration 1500 ctest_in "$BUILD" '^integration$'

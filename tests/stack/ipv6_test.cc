@@ -528,6 +528,43 @@ TEST_F(Ip6, packet_too_big_lowers_the_mss)
         EXPECT_LE(x.payload.size(), (size_t)(1400 - 60 - 12));
 }
 
+// Data Nagle holds when the packet-too-big comes: lwIP kept room for the
+// old MSS at the end of that unsent segment, which the next send must not
+// use (found by tests/fuzz; an lwIP assertion in tcp_write before).
+TEST_F(Ip6, packet_too_big_with_data_held_back)
+{
+    v6_ = true;
+    PeerOpts o;
+    o.ts = true;
+    Conn c = active_open(80, o);
+    advance(10);
+    drain();
+    ASSERT_EQ(send_bytes(c.s, pattern(100)), 100);
+    ASSERT_EQ(drain().size(), 1u);
+    ASSERT_EQ(send_bytes(c.s, pattern(100, 1)), 100); // held: 100 unacked
+    EXPECT_TRUE(drain().empty());
+    Bytes quoted = ipv6(kStackIp6, kPeerIp6, 6, Bytes(40, 0));
+    quoted[40] = (uint8_t)(c.sport >> 8);
+    quoted[41] = (uint8_t)c.sport;
+    quoted[43] = 80;
+    Bytes body = {0, 0, 0x05, 0x00}; // MTU 1280
+    body.insert(body.end(), quoted.begin(), quoted.end());
+    In6 router = kPeerIp6;
+    router[15] = 0xfe;
+    inject_ip6(icmp6(router, kStackIp6, 2, 0, body, 64));
+    ASSERT_EQ(send_bytes(c.s, pattern(3000, 2)), 3000);
+    EXPECT_EQ(stk_test_asserts(), 0);
+    c.rcv += 100;
+    peer_ack(c);
+    std::vector<Pkt> v;
+    Bytes d = pull(c, 3100, 65535, &v);
+    Bytes want = pattern(100, 1), rest = pattern(3000, 2);
+    want.insert(want.end(), rest.begin(), rest.end());
+    EXPECT_EQ(d, want);
+    for (const Pkt &x : v)
+        EXPECT_LE(x.payload.size(), (size_t)(1280 - 60 - 12));
+}
+
 TEST_F(Ip6, port_unreachable_refuses_a_connect)
 {
     v6_ = true;
