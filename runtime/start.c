@@ -291,6 +291,10 @@ start_port(uint32_t *csum, uint8_t mac[6])
         }
         BASE_INFO("start", "af_xdp on %s failed (%s); trying af_packet",
                   base_cfg.iface, strerror(-rc));
+        /* The steering program the attempt attached or adopted would
+         * answer the stack's TCP segments with RSTs (no XSK serves them,
+         * runtime/xdp/reset.bpf.h) before af_packet sees them. */
+        rt__xdp_steer_clear_stale(base_cfg.iface);
     }
     rc = try_iface_driver(BASE_DRIVER_AF_PACKET, csum, mac, false);
     if (rc != 0)

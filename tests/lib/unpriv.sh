@@ -109,8 +109,13 @@ check_private() {
         bad=$(find /run/accel /dev/hugepages /dev/shm /tmp/dpdk -xdev \
             -user "$(stat -c %U "/proc/$pid")" -perm /o=rwx 2>/dev/null)
         check_eq "pid $pid: no file of its user open to others" "$bad" ""
-        n=$(find /run/accel/hugepages -name "accel-${pid}map_*" -perm 600 | wc -l)
-        check_ge "pid $pid: hugepage files 0600 in /run/accel/hugepages" "$n" 1
+        # Its hugepages are mapped, and their files were unlinked once the
+        # port was up (runtime/eal.c): nothing on disk another user could
+        # open, and nothing left behind if it is killed.
+        n=$(grep -c "/run/accel/hugepages/accel-${pid}map_.* (deleted)" "/proc/$pid/maps")
+        check_ge "pid $pid: maps its hugepages from /run/accel/hugepages" "$n" 1
+        n=$(find /run/accel/hugepages -name "accel-${pid}map_*" | wc -l)
+        check_eq "pid $pid: no hugepage file of it on disk" "$n" 0
         dir=/run/accel/run-$(stat -c %u "/proc/$pid")
         check "pid $pid: EAL runtime dir $dir is 0700" perm_ok "$dir"
         # Its memory (the shared region is a memfd, the hugepages are
