@@ -236,7 +236,14 @@ bg_pid() {
 # wait_line FILE ERE [TIMEOUT_S]: a line of FILE matches ERE (20 s).
 wait_line() { slowwait "${3:-20}" grep -Eqs "$2" "$1"; }
 
-alive() { kill -0 "$1" 2>/dev/null && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
+# alive PID: running, not a zombie. A /proc entry that vanishes between
+# the two reads (bash reaped the child) counts as dead.
+alive() {
+    local st
+    kill -0 "$1" 2>/dev/null || return 1
+    st=$(sed -n 's/^.*) \([A-Za-z]\) .*$/\1/p' "/proc/$1/stat" 2>/dev/null)
+    [[ -n $st && $st != Z && $st != X ]]
+}
 dead() { ! alive "$1"; }
 
 # bg_stop NAME [SIGNAL]: stop one background program and wait for it (5 s,

@@ -186,6 +186,32 @@ TEST_F(Hostile, data_without_ack_bit_is_dropped)
     EXPECT_TRUE(alive(c));
 }
 
+// An MSS option counts only in a SYN (RFC 9293 3.7.1, Linux's
+// tcp_parse_options): one on a segment of an established connection does
+// not shrink the segments the stack sends. lwIP took it from any segment
+// (a one-byte MSS from anyone in the window; tests/fuzz found the tcp_write
+// assertion it led to).
+TEST_F(Hostile, mss_option_after_handshake_is_ignored)
+{
+    Conn c = open_ts();
+    ASSERT_EQ(send_bytes(c.s, pattern(3000)), 3000);
+    TcpSeg t = peer_seg(c, c.rcv, ACK, 0); // zero window: the data stays queued
+    t.mss = 100;
+    inject_tcp(t);
+    drain();
+    TcpSeg w = peer_seg(c, c.rcv, ACK, 65535);
+    w.mss = 88;
+    inject_tcp(w);
+    ASSERT_EQ(send_bytes(c.s, pattern(3000, 1)), 3000);
+    size_t largest = 0, total = 0;
+    for (const Pkt &p : drain()) {
+        largest = std::max(largest, p.payload.size());
+        total += p.payload.size();
+    }
+    EXPECT_GT(largest, 1000u) << "segments shrank to the forged MSS";
+    EXPECT_GT(total, 0u);
+}
+
 // RFC 7323 5: data with a timestamp older than the last one recorded is a
 // wrapped-around old duplicate: dropped, with a duplicate ACK; a RST is
 // still taken whatever its timestamp.
