@@ -35,6 +35,7 @@
 #include "lwip/udp.h"
 
 #include "stats.h"
+#include "stk_hooks.h"
 #include "stk_priv.h"
 
 #define ICMP6_DST_UNREACH 1
@@ -141,11 +142,20 @@ udp_find(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
     return NULL;
 }
 
+/* The connection a quoted segment belongs to: the hashed lookup, as for
+ * input (an ICMPv6 error costs no walk of every connection). */
 static struct tcp_pcb *
 tcp_find(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
          uint16_t dport)
 {
-    for (struct tcp_pcb *p = tcp_active_pcbs; p != NULL; p = p->next)
+    struct tcp_pcb *p = NULL;
+
+#ifdef STK_PCB_HASH_OFF
+    for (p = tcp_active_pcbs; p != NULL; p = p->next)
+#else
+    while ((p = stk_pcb_hash_lookup(&tcp_active_pcbs, p, src, sport, dst,
+                                    dport)) != NULL)
+#endif
         if (p->local_port == sport && p->remote_port == dport &&
             ip_addr_cmp(&p->remote_ip, dst) && ip_addr_cmp(&p->local_ip, src))
             return p;
@@ -169,32 +179,40 @@ tcp_connect_failed(struct tcp_pcb *pcb, uint32_t seq, int err)
     stk__changed(s, true);
 }
 
-/* tcp_v6_mtu_reduced: every connection to dst sends at most mtu - 60.
+/* tcp_v6_mtu_reduced: the connection sends at most mtu - 60 from now.
+ * As Linux's tcp_v6_err, only the connection the quoted segment belongs
+ * to, and only for a sequence number it has sent and not seen acked
+ * (snd_una..snd_nxt): a forged error cannot shrink a connection it does
+ * not quote. Other connections to dst learn the path MTU from lwIP's
+ * destination cache when they start, or from their own packet-too-big.
  * The room lwIP kept at the end of the last unsent segment (its
  * "oversize", sized for the old MSS) is given up: tcp_write may append
  * no more than the new MSS allows, and it checks that the room it was
  * promised fits (found by tests/fuzz, regress/fuzz_sockcalls). */
 static void
-tcp_pmtu(const ip_addr_t *dst, uint32_t mtu)
+tcp_pmtu(struct tcp_pcb *p, uint32_t seq, uint32_t mtu)
 {
     uint16_t mss;
 
+    if (p->state != SYN_SENT &&
+        (TCP_SEQ_LT(seq, p->lastack) || TCP_SEQ_GT(seq, p->snd_nxt))) {
+        BASE_STAT_INC(rx_icmp_out_of_window);
+        return;
+    }
     if (mtu < IP6_MIN_MTU)
         mtu = IP6_MIN_MTU;
     mss = (uint16_t)(mtu > 0xffff ? 0xffff - IP6_HLEN - TCP_HLEN
                                   : mtu - IP6_HLEN - TCP_HLEN);
-    for (struct tcp_pcb *p = tcp_active_pcbs; p != NULL; p = p->next) {
-        if (!ip_addr_cmp(&p->remote_ip, dst) || p->mss <= mss)
-            continue;
-        p->mss = mss;
+    if (p->mss <= mss)
+        return;
+    p->mss = mss;
 #if TCP_OVERSIZE
-        p->unsent_oversize = 0;
+    p->unsent_oversize = 0;
 #if TCP_OVERSIZE_DBGCHECK
-        for (struct tcp_seg *g = p->unsent; g != NULL; g = g->next)
-            g->oversize_left = 0;
+    for (struct tcp_seg *g = p->unsent; g != NULL; g = g->next)
+        g->oversize_left = 0;
 #endif
 #endif
-    }
 }
 
 bool
@@ -238,8 +256,12 @@ stk__icmp6_err_input(const uint8_t *f, uint16_t len)
         uint32_t mtu = get32(icmp + 4);
 
         BASE_STAT_INC(rx_icmp6_too_big);
-        tcp_pmtu(&dst, mtu);
-        if (in[6] == IP6_NEXTH_UDP) {
+        if (in[6] == IP6_NEXTH_TCP) {
+            struct tcp_pcb *p = tcp_find(&src, get16(l4), &dst, get16(l4 + 2));
+
+            if (p != NULL)
+                tcp_pmtu(p, get32(l4 + 4), mtu);
+        } else if (in[6] == IP6_NEXTH_UDP) {
             struct stk_sock *s = udp_find(&src, get16(l4), &dst, get16(l4 + 2));
 
             if (s != NULL) {

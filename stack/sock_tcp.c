@@ -163,6 +163,7 @@ stk__tcp_apply_opts(struct stk_sock *s)
     pcb->keep_idle = (u32_t)s->keepidle * 1000u;
     pcb->keep_intvl = (u32_t)s->keepintvl * 1000u;
     pcb->keep_cnt = (u32_t)s->keepcnt;
+    stk__tick_touch(pcb); /* a keepalive to park, or one no longer wanted */
     if (s->nodelay)
         tcp_nagle_disable(pcb);
     else
@@ -556,7 +557,7 @@ stk__tcp_shutdown(struct stk_sock *s, int how)
     if (wr && !s->shut_wr && s->pcb.tcp != NULL) {
         tcp_shutdown(s->pcb.tcp, 0, 1);
         if (s->pcb.tcp != NULL)
-            tcp_output(s->pcb.tcp);
+            tcp_output(s->pcb.tcp); /* touches it (stk_tcp_output_begin) */
     }
     s->shut_rd |= rd;
     s->shut_wr |= wr;
@@ -590,6 +591,9 @@ stk__tcp_close(struct stk_sock *s)
          * tcp_close takes the shortfall for unread data and sends RST. */
         pcb->rcv_wnd = TCP_WND_MAX(pcb);
     }
+    /* A FIN that does not fit now (TF_CLOSEPEND) waits for tcp_fasttmr.
+     * Touched first: tcp_close may free the pcb (it leaves the list). */
+    stk__tick_touch(pcb);
     if (tcp_close(pcb) != ERR_OK) {
         BASE_STAT_INC(tcp_rst_sent);
         tcp_abort(pcb);

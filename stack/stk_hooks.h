@@ -93,6 +93,14 @@ void stk_tcp_output_begin(struct tcp_pcb *pcb);
 int stk_tcp_may_send(struct tcp_pcb *pcb, struct tcp_seg *seg);
 /** seg went out (new, or sent again). */
 void stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg);
+/** The connections lwIP's tcp_fasttmr and tcp_slowtmr walk (patch 0036,
+ *  tcp_tick.c): the first, the next. */
+struct tcp_pcb *stk_tcp_tick_first(void);
+struct tcp_pcb *stk_tcp_tick_next(struct tcp_pcb *pcb);
+/** tcp_slowtmr looked at pcb (still active): off the list if idle. */
+void stk_tcp_tick_done(struct tcp_pcb *pcb);
+/** tcp_slowtmr starts: parked keepalives now due rejoin the list. */
+void stk_tcp_tick_slow(void);
 /** pcb is about to be freed. */
 void stk_tcp_pcb_free(struct tcp_pcb *pcb);
 /** The last segment of pcb->unacked, or NULL (patch 0014). */

@@ -457,6 +457,13 @@ void stk__tcp_ext_imported(struct tcp_pcb *pcb);
 void stk__tcp_timers(uint64_t now);
 uint64_t stk__tcp_timers_next(void);
 
+/* ---- tcp_tick.c ---------------------------------------------------------*/
+/** lwIP's periodic timers look at pcb from now until it is idle again. */
+void stk__tick_touch(struct tcp_pcb *pcb);
+/** pcb joins (true) or leaves lwIP's active list: touched, or off the tick
+ *  list and the keepalive wheel. Only a pcb on the active list is touched. */
+void stk__tick_listed(struct tcp_pcb *pcb, bool active);
+
 #ifdef __cplusplus
 }
 #endif

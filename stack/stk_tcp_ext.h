@@ -88,6 +88,14 @@ struct stk_tcp_ext {
     /* held back by pacing until the next tick (tcp_timer.c) */
     struct stk_tcp_ext *p_next, *p_prev;
     bool p_linked;
+    /* lwIP's 100 ms and 200 ms timers look at this connection (tcp_tick.c:
+     * touched lately or has a timed duty), or it is parked until its
+     * keepalive is due */
+    struct stk_tcp_ext *k_next, *k_prev;
+    struct stk_tcp_ext *ka_next, *ka_prev;
+    uint32_t ka_due; /* tcp_ticks at which the keepalive is due */
+    bool k_linked, ka_linked;
+    bool k_active; /* on lwIP's active list (not frozen, closed, TIME-WAIT) */
 
     /* ---- state ---------------------------------------------------------- */
     bool started;     /* established and initialised (cwnd etc.) */

@@ -34,6 +34,10 @@ bool stk_test_pcb_hash_enabled(void);
 long stk_test_pcb_hash_entries(void);
 /** Slots of the lookup table (0 before the first PCB). */
 long stk_test_pcb_hash_slots(void);
+/** Connections lwIP's periodic timers walk (tcp_tick.c), and those
+ *  parked until their keepalive is due. */
+uint32_t stk_test_tick_listed(void);
+uint32_t stk_test_tick_parked(void);
 /** Removals of PCBs the table did not hold where expected (should be 0). */
 long stk_test_pcb_hash_anomalies(void);
 /** TCP_RMV removals that started at the predecessor the table kept

@@ -673,6 +673,7 @@ stk_tcp_output_begin(struct tcp_pcb *pcb)
 {
     struct stk_tcp_ext *x = &pcb->acc;
 
+    stk__tick_touch(pcb);
     if (x->started && x->lost_out > x->retrans_out && pcb->state >= ESTABLISHED)
         stk__xmit_lost(pcb, stk__now_ns());
 }
@@ -790,6 +791,7 @@ stk_tcp_seg_sent(struct tcp_pcb *pcb, struct tcp_seg *seg)
                         "connection is ended (ETIMEDOUT); the process is out "
                         "of memory, free some or lower its load");
         pcb->nrtx = TCP_MAXRTX;
+        stk__tick_touch(pcb);
         return;
     }
     stk__rate_sent(pcb, stk__rtx_at(x, n));
@@ -928,6 +930,7 @@ syn_timeout(struct tcp_pcb *pcb, uint64_t now)
         (active ? STK_TCP_SYN_RETRIES : STK_TCP_SYNACK_RETRIES)) {
         /* tcp_slowtmr ends it at its next tick (ETIMEDOUT). */
         pcb->nrtx = active ? TCP_SYNMAXRTX : TCP_MAXRTX;
+        stk__tick_touch(pcb);
         return;
     }
     x->retransmits++;
@@ -961,6 +964,7 @@ stk__rto_fire(struct tcp_pcb *pcb, uint64_t now)
          * the socket): tcp_slowtmr ends it at its next tick
          * (ETIMEDOUT). */
         pcb->nrtx = TCP_MAXRTX;
+        stk__tick_touch(pcb);
         BASE_STAT_INC(tcp_rto_abort);
         return;
     }
@@ -1006,6 +1010,7 @@ stk_tcp_pcb_free(struct tcp_pcb *pcb)
 {
     stk__timer_unlink(pcb);
     stk__pace_cancel(pcb);
+    stk__tick_listed(pcb, false);
     stk__rtx_free(&pcb->acc);
     if (pcb->acc.steered)
         stk__steer_pcb(pcb, false);
@@ -1038,6 +1043,8 @@ stk__tcp_ext_imported(struct tcp_pcb *pcb)
     x->t_when = 0;
     x->p_next = x->p_prev = NULL;
     x->p_linked = false;
+    x->k_next = x->k_prev = x->ka_next = x->ka_prev = NULL;
+    x->k_linked = x->ka_linked = x->k_active = false;
     x->packets_out = x->sacked_out = x->lost_out = x->retrans_out = 0;
 }
 
@@ -1049,8 +1056,10 @@ stk__tcp_pcb_listed(struct tcp_pcb *pcb, bool active)
     if (!active) {
         stk__timer_unlink(pcb);
         stk__pace_cancel(pcb);
+        stk__tick_listed(pcb, false);
         return;
     }
+    stk__tick_listed(pcb, true);
     /* Back on the active list (thawed after fork): the timer again. */
     if (x->started && x->packets_out > 0 && x->t_when == 0)
         stk__timer_arm(pcb, STK_T_RTO,

@@ -32,6 +32,23 @@ class Ip6 : public Lab
         socks_.push_back(s);
         return s;
     }
+    // A router's packet-too-big (MTU mtu) quoting the stack's segment from
+    // sport to the peer's port 80 with sequence number seq.
+    void
+    inject_too_big(uint16_t sport, uint32_t seq, uint16_t mtu)
+    {
+        Bytes quoted = ipv6(kStackIp6, kPeerIp6, 6, Bytes(40, 0));
+        quoted[40] = (uint8_t)(sport >> 8);
+        quoted[41] = (uint8_t)sport;
+        quoted[43] = 80;
+        for (int i = 0; i < 4; i++)
+            quoted[44 + i] = (uint8_t)(seq >> (24 - 8 * i));
+        Bytes body = {0, 0, (uint8_t)(mtu >> 8), (uint8_t)mtu};
+        body.insert(body.end(), quoted.begin(), quoted.end());
+        In6 router = kPeerIp6;
+        router[15] = 0xfe;
+        inject_ip6(icmp6(router, kStackIp6, 2, 0, body, 64));
+    }
     static int
     bind6(stk_sock *s, const In6 &a, uint16_t port, uint32_t scope = 0)
     {
@@ -501,17 +518,8 @@ TEST_F(Ip6, packet_too_big_lowers_the_mss)
     std::vector<Pkt> v = drain();
     ASSERT_EQ(v.size(), 1u);
     // A router says 1400: quote the segment's headers.
-    Bytes quoted = ipv6(kStackIp6, kPeerIp6, 6, Bytes(40, 0));
-    quoted[40] = (uint8_t)(c.sport >> 8);
-    quoted[41] = (uint8_t)c.sport;
-    quoted[42] = 0;
-    quoted[43] = 80;
-    Bytes body = {0, 0, 0x05, 0x78}; // MTU 1400
-    body.insert(body.end(), quoted.begin(), quoted.end());
-    In6 router = kPeerIp6;
-    router[15] = 0xfe;
     uint64_t tb0 = base_stats.rx_icmp6_too_big;
-    inject_ip6(icmp6(router, kStackIp6, 2, 0, body, 64));
+    inject_too_big(c.sport, v[0].seq, 1400);
     EXPECT_EQ(base_stats.rx_icmp6_too_big, tb0 + 1);
     int mss = 0;
     socklen_t ml = sizeof(mss);
@@ -528,6 +536,29 @@ TEST_F(Ip6, packet_too_big_lowers_the_mss)
         EXPECT_LE(x.payload.size(), (size_t)(1400 - 60 - 12));
 }
 
+// A packet-too-big quoting a sequence number the connection has not in
+// flight is ignored (Linux's tcp_v6_err: OutOfWindowIcmps): a forged one
+// cannot shrink the MSS of a connection whose segments it never saw.
+TEST_F(Ip6, packet_too_big_out_of_window_is_ignored)
+{
+    v6_ = true;
+    PeerOpts o;
+    o.ts = true;
+    Conn c = active_open(80, o);
+    advance(10);
+    drain();
+    ASSERT_EQ(send_bytes(c.s, pattern(1000)), 1000);
+    std::vector<Pkt> v = drain();
+    ASSERT_EQ(v.size(), 1u);
+    uint64_t oow0 = base_stats.rx_icmp_out_of_window;
+    inject_too_big(c.sport, v[0].seq + 100000, 1280);
+    EXPECT_EQ(base_stats.rx_icmp_out_of_window, oow0 + 1);
+    int mss = 0;
+    socklen_t ml = sizeof(mss);
+    ASSERT_EQ(stk_sock_getsockopt(c.s, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml), 0);
+    EXPECT_EQ(mss, 1440 - 12) << "the MSS did not move";
+}
+
 // Data Nagle holds when the packet-too-big comes: lwIP kept room for the
 // old MSS at the end of that unsent segment, which the next send must not
 // use (found by tests/fuzz; an lwIP assertion in tcp_write before).
@@ -540,18 +571,11 @@ TEST_F(Ip6, packet_too_big_with_data_held_back)
     advance(10);
     drain();
     ASSERT_EQ(send_bytes(c.s, pattern(100)), 100);
-    ASSERT_EQ(drain().size(), 1u);
+    std::vector<Pkt> first = drain();
+    ASSERT_EQ(first.size(), 1u);
     ASSERT_EQ(send_bytes(c.s, pattern(100, 1)), 100); // held: 100 unacked
     EXPECT_TRUE(drain().empty());
-    Bytes quoted = ipv6(kStackIp6, kPeerIp6, 6, Bytes(40, 0));
-    quoted[40] = (uint8_t)(c.sport >> 8);
-    quoted[41] = (uint8_t)c.sport;
-    quoted[43] = 80;
-    Bytes body = {0, 0, 0x05, 0x00}; // MTU 1280
-    body.insert(body.end(), quoted.begin(), quoted.end());
-    In6 router = kPeerIp6;
-    router[15] = 0xfe;
-    inject_ip6(icmp6(router, kStackIp6, 2, 0, body, 64));
+    inject_too_big(c.sport, first[0].seq, 1280);
     ASSERT_EQ(send_bytes(c.s, pattern(3000, 2)), 3000);
     EXPECT_EQ(stk_test_asserts(), 0);
     c.rcv += 100;
