@@ -218,11 +218,14 @@ unsigned short stk_chksum(const void *data, int len);
 #define LWIP_HOOK_TCP_SEG_SENT(pcb, seg) stk_tcp_seg_sent((pcb), (seg))
 #define LWIP_HOOK_TCP_PCB_FREE(pcb) stk_tcp_pcb_free(pcb)
 /* tcp_fasttmr and tcp_slowtmr walk only the connections touched lately or
- * with something timed, not every active one (patch 0036, tcp_tick.c). */
+ * with something timed, not every active one (patch 0036, tcp_tick.c);
+ * cmake -DACCEL_TICK_LIST=OFF: every pcb, as lwIP (for comparison). */
+#ifndef STK_TICK_LIST_OFF
 #define LWIP_HOOK_TCP_TMR_FIRST() stk_tcp_tick_first()
 #define LWIP_HOOK_TCP_TMR_NEXT(pcb) stk_tcp_tick_next(pcb)
 #define LWIP_HOOK_TCP_TMR_DONE(pcb) stk_tcp_tick_done(pcb)
 #define LWIP_HOOK_TCP_TMR_SLOW() stk_tcp_tick_slow()
+#endif
 #define LWIP_HOOK_TCP_UNACKED_TAIL(pcb) stk_tcp_unacked_tail(pcb)
 #define LWIP_HOOK_TCP_DSACK_SET(pcb, l, r) stk_tcp_dsack_set((pcb), (l), (r))
 #define LWIP_HOOK_TCP_DSACK_PENDING(pcb) stk_tcp_dsack_pending(pcb)

@@ -70,6 +70,13 @@ void
 bench_tcp_header(uint8_t *frame, uint16_t tcp_len, uint16_t sport,
                  uint16_t dport)
 {
+    bench_tcp_header_from(frame, tcp_len, BENCH_PEER_IP, sport, dport);
+}
+
+void
+bench_tcp_header_from(uint8_t *frame, uint16_t tcp_len, uint32_t src,
+                      uint16_t sport, uint16_t dport)
+{
     uint8_t *ip = frame + 14, *t = ip + 20;
 
     memcpy(frame, bench_stack_mac, 6);
@@ -80,7 +87,7 @@ bench_tcp_header(uint8_t *frame, uint16_t tcp_len, uint16_t sport,
     bench_put16(ip + 2, (uint16_t)(20 + tcp_len));
     ip[8] = 64;
     ip[9] = 6;
-    bench_put32(ip + 12, BENCH_PEER_IP);
+    bench_put32(ip + 12, src);
     bench_put32(ip + 16, BENCH_STACK_IP);
     memset(t, 0, 20);
     bench_put16(t, sport);
@@ -91,9 +98,9 @@ void
 bench_tcp_csums(uint8_t *ip, uint16_t tcp_len)
 {
     uint8_t *t = ip + 20;
-    uint32_t ps = (BENCH_PEER_IP >> 16) + (BENCH_PEER_IP & 0xffff) +
-                  (BENCH_STACK_IP >> 16) + (BENCH_STACK_IP & 0xffff) + 6 +
-                  tcp_len;
+    uint32_t src = bench_get32(ip + 12);
+    uint32_t ps = (src >> 16) + (src & 0xffff) + (BENCH_STACK_IP >> 16) +
+                  (BENCH_STACK_IP & 0xffff) + 6 + tcp_len;
 
     bench_put16(ip + 10, 0);
     bench_put16(ip + 10, bench_csum(ip, 20, 0));
@@ -152,6 +159,7 @@ bench_stack_up(void (*tx_send)(void *ctx, void *handle, uint16_t len))
     memset(&cfg, 0, sizeof(cfg));
     cfg.ip = htonl(BENCH_STACK_IP);
     cfg.netmask = htonl(0xffffff00);
+    cfg.gateway = htonl(BENCH_PEER_IP); /* off-link peers: the same MAC */
     memcpy(cfg.mac, bench_stack_mac, 6);
     cfg.mtu = 1500;
     cfg.csum_flags = STK_CSUM_RX_IP | STK_CSUM_RX_L4;

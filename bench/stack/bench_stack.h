@@ -36,6 +36,10 @@ uint16_t bench_csum(const uint8_t *p, size_t n, uint32_t sum);
  *  bytes, and the TCP header's ports (the rest of it zero). */
 void bench_tcp_header(uint8_t *frame, uint16_t tcp_len, uint16_t sport,
                       uint16_t dport);
+/** The same from the peer address src (host order; off-link addresses
+ *  are routed through the peer, the stack's gateway). */
+void bench_tcp_header_from(uint8_t *frame, uint16_t tcp_len, uint32_t src,
+                           uint16_t sport, uint16_t dport);
 /** IPv4 + TCP header checksums of a peer -> stack frame of tcp_len TCP
  *  bytes, filled in place (ip: the IPv4 header, 20 bytes). */
 void bench_tcp_csums(uint8_t *ip, uint16_t tcp_len);

@@ -41,13 +41,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
+. "$here/build.sh"
 build() { # source dir, build dir
-    if [ ! -f "$2/build.ninja" ]; then
-        cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-            -DACCEL_BUILD_PRELOAD=OFF >"$tmp/cmake.log" 2>&1 ||
-            { cat "$tmp/cmake.log" >&2; exit 1; }
-    fi
-    ninja -C "$2" rr_bench >"$tmp/ninja.log" 2>&1 || { cat "$tmp/ninja.log" >&2; exit 1; }
+    bench_stack_build "$1" "$2" rr_bench
 }
 cur_dir=${BENCH_RR_BUILD:-$src/build-bench-rr}
 build "$src" "$cur_dir"

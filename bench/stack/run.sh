@@ -29,18 +29,11 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || set -- 16 256 4096
 
-build() { # dir, extra cmake args
-    dir=$1; shift
-    if [ ! -f "$dir/build.ninja" ]; then
-        cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-            -DACCEL_BUILD_PRELOAD=OFF "$@" >/dev/null
-    fi
-    ninja -C "$dir" pcb_lookup_bench >/dev/null
-}
+. "$here/build.sh"
 hash_dir=${BENCH_HASH_BUILD:-$src/build-bench-hash}
 list_dir=${BENCH_LIST_BUILD:-$src/build-bench-list}
-build "$hash_dir" -DACCEL_PCB_HASH=ON
-build "$list_dir" -DACCEL_PCB_HASH=OFF
+bench_stack_build "$src" "$hash_dir" pcb_lookup_bench -DACCEL_PCB_HASH=ON
+bench_stack_build "$src" "$list_dir" pcb_lookup_bench -DACCEL_PCB_HASH=OFF
 bin() { # variant
     if [ "$1" = hash ]; then echo "$hash_dir/bench/stack/pcb_lookup_bench"
     else echo "$list_dir/bench/stack/pcb_lookup_bench"; fi
