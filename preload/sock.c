@@ -316,6 +316,7 @@ sock_destroy(struct pl_fd *f)
     if (atomic_load(&s->kfd) >= 0)
         libc_close(atomic_load(&s->kfd));
     pthread_mutex_destroy(&s->mu);
+    free(s->opts);
     free(s);
 }
 
@@ -625,6 +626,14 @@ pl_sock_record_opt(struct pl_sock *s, int level, int name, const void *val,
     for (int i = 0; i < s->nopts; i++)
         if (s->opts[i].level == level && s->opts[i].name == name)
             o = &s->opts[i];
+    if (o == NULL && s->opts == NULL &&
+        (s->opts = calloc(PL_OPT_MAX, sizeof(*s->opts))) == NULL) {
+        BASE_WARN("fd",
+                  "out of memory: option %d/%d is not replayed into the "
+                  "stack socket, which keeps its default",
+                  level, name);
+        return;
+    }
     if (o == NULL) {
         if (s->nopts == PL_OPT_MAX) {
             BASE_WARN("fd",

@@ -75,7 +75,10 @@ struct pl_sock {
     _Atomic int64_t rcvtimeo; /* SO_RCVTIMEO in ns, 0 = none */
     _Atomic int64_t sndtimeo; /* SO_SNDTIMEO in ns, 0 = none */
     int nopts;
-    struct pl_opt opts[PL_OPT_MAX];
+    /* PL_OPT_MAX records, allocated at the first one: most sockets (every
+     * accepted one) never record any, and a million idle connections
+     * would carry 1 KB each for nothing */
+    struct pl_opt *opts;
     struct pl_ep_item *ep_items; /* epoll memberships (epoll lock) */
     atomic_bool ep_queued;       /* its items are on their ready lists */
 };
