@@ -380,6 +380,8 @@ freeze_flow(void *ctx, const struct stk_flow *f, bool has_sock)
 static void
 freeze_frozen_copies(void)
 {
+    if (rt__sh->nflows == 0)
+        return; /* the usual fork: before any connection */
     for (uint32_t k = 0; k < SH_FLOWS; k++) {
         struct sh_flow *e = &rt__sh->flow[k];
         if (e->used && e->frozen && (e->holders & (1ull << rt__sh_me)))

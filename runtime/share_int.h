@@ -42,7 +42,9 @@
 
 #define SH_SLOTS 64
 #define SH_RING 4096u /* mbufs queued for one process */
-#define SH_FLOWS (1u << 18)
+/* Connections across a port's processes: 1.5 M (48 MB of the region, pages
+ * touched as flows hash into them). */
+#define SH_FLOWS (1u << 21)
 #define SH_FLOW_MAX (SH_FLOWS / 4 * 3)
 #define SH_SVCS 256
 #define SH_SRV 64
