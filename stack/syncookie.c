@@ -247,6 +247,7 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     uint32_t iss = ackno - 1, opt = TS_WSCALE_NONE;
     int mssind;
 
+    stk__seg_opts_forget(); /* not validated: a new segment for the hook */
     if (g == NULL || g->cookie_ns == 0 ||
         stk__now_ns() - g->cookie_ns > COOKIE_RECENT_NS)
         return 0;

@@ -52,6 +52,37 @@ stk__tcp_opt_bytes(const struct tcp_hdr *h, uint16_t *optlen, uint16_t opt1len,
     return b;
 }
 
+/* The options of the segment lwIP is processing, parsed once for the
+ * validation (tcp_validate.c) and the ACK hook that follows it. Keyed by
+ * the header's address and ACK number; forgotten when a segment's
+ * validation starts and once the ACK hook used it, so a later segment in
+ * the same buffer is never taken for it. */
+static struct {
+    const struct tcp_hdr *hdr;
+    uint32_t ackno;
+    struct stk_tcp_opts o;
+} seg_opts;
+
+const struct stk_tcp_opts *
+stk__seg_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
+              const uint8_t *opt2)
+{
+    uint32_t ackno = lwip_ntohl(h->ackno);
+
+    if (seg_opts.hdr != h || seg_opts.ackno != ackno) {
+        stk__tcp_opts(h, optlen, opt1len, opt2, &seg_opts.o);
+        seg_opts.hdr = h;
+        seg_opts.ackno = ackno;
+    }
+    return &seg_opts.o;
+}
+
+void
+stk__seg_opts_forget(void)
+{
+    seg_opts.hdr = NULL;
+}
+
 void
 stk__tcp_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
               const uint8_t *opt2, struct stk_tcp_opts *o)
@@ -373,7 +404,8 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     *a = (struct stk_ack){.seq_rtt_us = -1, .sack_rtt_us = -1, .ca_rtt_us = -1};
     if (!x->started)
         stk__snd_start(pcb, now);
-    stk__tcp_opts(hdr, optlen, opt1len, opt2, &o);
+    o = *stk__seg_opts(hdr, optlen, opt1len, opt2);
+    stk__seg_opts_forget();
     a->ts = o.ts;
     a->tsecr = o.tsecr;
     a->prior_snd_una = pcb->lastack;

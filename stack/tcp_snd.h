@@ -187,6 +187,13 @@ const uint8_t *stk__tcp_opt_bytes(const struct tcp_hdr *h, uint16_t *optlen,
  *  first opt1len right after h, the rest at opt2 (tcp_input's split). */
 void stk__tcp_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
                    const uint8_t *opt2, struct stk_tcp_opts *o);
+/** The same, parsed once per segment for the validation and the ACK hook
+ *  (valid until the next call). */
+const struct stk_tcp_opts *stk__seg_opts(const struct tcp_hdr *h,
+                                         uint16_t optlen, uint16_t opt1len,
+                                         const uint8_t *opt2);
+/** A new segment: what stk__seg_opts parsed before is not its. */
+void stk__seg_opts_forget(void);
 
 /* ---- tcp_loss.c ---------------------------------------------------------*/
 /** RACK: a segment sent at xmit_ns ending at end was delivered. */

@@ -161,9 +161,10 @@ stk_tcp_validate(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
                  uint32_t seqno, uint32_t ackno, uint8_t flags, uint16_t tcplen)
 {
     struct stk_tcp_ext *x = &pcb->acc;
-    struct stk_tcp_opts o;
+    const struct stk_tcp_opts *o;
     uint64_t now;
 
+    stk__seg_opts_forget();
     if (!x->snd_base_set) {
         x->snd_base = pcb->lastack;
         x->snd_base_set = true;
@@ -171,10 +172,10 @@ stk_tcp_validate(struct tcp_pcb *pcb, const struct tcp_hdr *hdr,
     if (pcb->state == SYN_SENT || pcb->state == SYN_RCVD)
         return LWIP_TCP_VALIDATE_PASS;
     now = stk__now_ns();
-    stk__tcp_opts(hdr, optlen, opt1len, opt2, &o);
+    o = stk__seg_opts(hdr, optlen, opt1len, opt2);
 
     if (!(flags & TCP_RST) &&
-        paws_reject(pcb, hdr, seqno, ackno, flags, tcplen, &o, now)) {
+        paws_reject(pcb, hdr, seqno, ackno, flags, tcplen, o, now)) {
         base_stats.tcp_paws_reject++;
         if (flags & TCP_SYN)
             return challenge(x, now);
