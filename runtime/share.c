@@ -479,6 +479,7 @@ rt__share_prepare(void)
     slot_reserve(child_slot, rt__remote);
     freeze_frozen_copies();
     stk_each_flow(freeze_flow, NULL);
+    stk_fork_tag_udp(); /* datagrams queued now: one reader of the fork */
     /* The child holds copies of this process's listening sockets. */
     for (int k = 0; k < SH_SVCS; k++)
         if (rt__sh->svc[k].used)

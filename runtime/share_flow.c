@@ -212,8 +212,8 @@ rt__sh_ops_apply(void)
     rt__sh_nops = 0;
 }
 
-static void
-flow_note(const struct stk_flow *f, bool add, bool tw)
+void
+rt__sh_flow_note(const struct stk_flow *f, bool add, bool tw)
 {
     if (rt__sh_nops == capops) {
         uint32_t cap = capops ? capops * 2 : 256;
@@ -240,8 +240,8 @@ flow_note(const struct stk_flow *f, bool add, bool tw)
 
 /* An active open's 4-tuple, reserved across the processes before its
  * port is taken (stack/fork.c); the add report that follows confirms it. */
-static bool
-flow_reserve(const struct stk_flow *f, bool take)
+bool
+rt__sh_flow_reserve(const struct stk_flow *f, bool take)
 {
     bool locked = !rt__sh_port_held, ok = true;
     struct sh_flow *e;
@@ -265,9 +265,6 @@ flow_reserve(const struct stk_flow *f, bool take)
         rt__sh_port_unlock();
     return ok;
 }
-
-const struct stk_flow_ops rt__sh_flow_ops = {.note = flow_note,
-                                             .reserve = flow_reserve};
 
 /* ---- claiming connections copied by fork ------------------------------ */
 

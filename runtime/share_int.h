@@ -46,6 +46,7 @@
  * touched as flows hash into them). */
 #define SH_FLOWS (1u << 21)
 #define SH_FLOW_MAX (SH_FLOWS / 4 * 3)
+#define SH_UDP_TAGS 4096u /* UDP queues tagged at forks (share_udp.c) */
 #define SH_SVCS 256
 #define SH_SRV 64
 #define SH_HELD 1024
@@ -163,6 +164,8 @@ struct sh_region {
     char mf_name[48];
     uint64_t last_sweep_ns;
     uint32_t nflows;
+    _Atomic uint32_t udp_tag_next;
+    _Atomic uint32_t udp_tag[SH_UDP_TAGS];
     struct sh_slot slot[SH_SLOTS];
     struct sh_svc svc[SH_SVCS];
     struct sh_held held[SH_HELD];
@@ -194,7 +197,9 @@ extern uint32_t rt__sh_nops; /* flow reports waiting for the port lock */
 extern struct local_svc rt__sh_lsv[LOCAL_SVCS];
 extern int rt__sh_nlsv;
 extern uint64_t rt__sh_wake_mask; /* slots given frames in this dispatch */
-extern const struct stk_flow_ops rt__sh_flow_ops;
+extern const struct stk_flow_ops rt__sh_flow_ops; /* share_udp.c */
+void rt__sh_flow_note(const struct stk_flow *f, bool add, bool tw);
+bool rt__sh_flow_reserve(const struct stk_flow *f, bool take);
 extern int rt__sh_fd;            /* the region's memfd (family only) */
 extern int rt__rm_efd[SH_SLOTS]; /* a joined process's copies of the efds */
 

@@ -61,6 +61,41 @@ stk_set_flow_ops(const struct stk_flow_ops *ops)
     flow_ops = ops;
 }
 
+/* A UDP socket's queue is one on Linux: a datagram queued at the fork is
+ * read by whichever process reads first (socat UDP-RECVFROM,fork: the
+ * parent peeks, forks, and the child reads). Each socket's untagged
+ * datagrams get one tag; the copies of a later fork keep theirs. */
+void
+stk_fork_tag_udp(void)
+{
+    if (flow_ops == NULL || flow_ops->udp_tag == NULL)
+        return;
+    for (struct udp_pcb *u = udp_pcbs; u != NULL; u = u->next) {
+        struct stk_sock *s = stk__udp_sock_of(u);
+        uint32_t tag = 0;
+
+        if (s == NULL)
+            continue;
+        for (uint32_t i = 0; i < s->rxq.count; i++) {
+            struct stk_rx_item *it = stk__ring_at(&s->rxq, i);
+
+            if (it->fork_tag != 0)
+                continue;
+            if (tag == 0 && (tag = flow_ops->udp_tag()) == 0)
+                return; /* no shared tags: each process keeps its copy */
+            it->fork_tag = tag;
+        }
+    }
+}
+
+int
+stk__udp_claim(uint32_t tag, bool take)
+{
+    if (flow_ops == NULL || flow_ops->udp_claim == NULL)
+        return 1;
+    return flow_ops->udp_claim(tag, take);
+}
+
 static uint32_t
 fold6(const ip_addr_t *a)
 {

@@ -81,7 +81,7 @@ group_update_backlog(struct stk_lgroup *g)
         if (!queue_full(m))
             room += m->backlog + 1 - m->accq_len;
     }
-    lpcb->backlog = (u8_t)(room > 255 ? 255 : room);
+    lpcb->backlog = (u16_t)(room > 0xffff ? 0xffff : room); /* patch 0037 */
 }
 
 /* Linux's reuseport hash picks a member from the 4-tuple; this is a fixed

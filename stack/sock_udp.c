@@ -120,6 +120,35 @@ cb_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
     enqueue(s, p, addr, port);
 }
 
+struct stk_sock *
+stk__udp_sock_of(struct udp_pcb *u)
+{
+    return u->recv == cb_recv ? u->recv_arg : NULL;
+}
+
+/* The head datagram is this process's to read: copies queued before a
+ * fork that another process read first are dropped here (see
+ * stk_fork_tag_udp). take: reading it, not peeking. */
+static struct stk_rx_item *
+udp_head(struct stk_sock *s, bool take)
+{
+    struct stk_rx_item *it;
+
+    while ((it = stk__ring_head(&s->rxq)) != NULL && it->fork_tag != 0) {
+        int r = stk__udp_claim(it->fork_tag, take);
+
+        if (r >= 0) {
+            if (r > 0)
+                it->fork_tag = 0; /* ours from now on */
+            break;
+        }
+        s->rx_bytes -= it->p->tot_len + STK_UDP_OVERHEAD;
+        stk__ring_pop(&s->rxq);
+        BASE_STAT_INC(rx_udp_fork_copy_dropped);
+    }
+    return it;
+}
+
 int
 stk__udp_create(struct stk_sock *s)
 {
@@ -260,7 +289,7 @@ stk__udp_connect(struct stk_sock *s, const struct sockaddr *addr, socklen_t len)
 ssize_t
 stk__udp_recvmsg(struct stk_sock *s, struct msghdr *msg, int flags)
 {
-    struct stk_rx_item *it = stk__ring_head(&s->rxq);
+    struct stk_rx_item *it = udp_head(s, !(flags & MSG_PEEK));
     size_t cap, len, n;
 
     msg->msg_flags = 0;
@@ -402,7 +431,7 @@ stk__udp_events(struct stk_sock *s)
         ev |= EPOLLHUP;
     if (s->shut_rd)
         ev |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
-    if (s->rxq.count > 0)
+    if (udp_head(s, false) != NULL)
         ev |= EPOLLIN | EPOLLRDNORM;
     if (s->err != 0)
         ev |= EPOLLERR;

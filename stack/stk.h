@@ -293,8 +293,18 @@ struct stk_flow {
 struct stk_flow_ops {
     void (*note)(const struct stk_flow *f, bool add, bool tw);
     bool (*reserve)(const struct stk_flow *f, bool take);
+    /* Datagrams queued on a UDP socket at a fork are in every process's
+     * copy: udp_tag gives the ones a socket holds a tag the processes
+     * share (0: none to give), udp_claim says whose they are: 1 this
+     * process's (taken now if take), 0 nobody's yet, -1 another's. */
+    uint32_t (*udp_tag)(void);
+    int (*udp_claim)(uint32_t tag, bool take);
 };
 void stk_set_flow_ops(const struct stk_flow_ops *ops);
+/** A fork is about to copy the process: the datagrams queued on UDP
+ *  sockets get shared tags (before the copy, so both processes have
+ *  them). */
+void stk_fork_tag_udp(void);
 
 /** The 128-bit key of initial sequence numbers (before connections are
  *  made); without it the stack draws one of its own. */

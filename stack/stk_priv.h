@@ -49,6 +49,10 @@ struct stk_rx_item {
     int ifindex;    /* UDP: arrival interface (IPv4: 0 unless asked for) */
     ip_addr_t dst;  /* UDP: the datagram's destination */
     int64_t ts_ns;  /* UDP: arrival (CLOCK_REALTIME) with SO_TIMESTAMP */
+    /* UDP: queued when the process forked, so every process of the fork
+     * holds a copy; the first to read one of the tag's takes them all
+     * (stk_flow_ops udp_claim). 0: this process's alone. */
+    uint32_t fork_tag;
 };
 
 /** A ring of received items. A TCP socket's holds pbuf chains only (8
@@ -456,6 +460,13 @@ void stk__tcp_ext_imported(struct tcp_pcb *pcb);
  *  none). */
 void stk__tcp_timers(uint64_t now);
 uint64_t stk__tcp_timers_next(void);
+
+/* ---- fork.c: UDP datagrams queued at a fork (stk_flow_ops) ------------*/
+/** 1: the datagrams of tag are this process's (taken now if take), 0:
+ *  nobody's yet, -1: another process read one of them first. */
+int stk__udp_claim(uint32_t tag, bool take);
+/** The socket of one of our UDP pcbs, or NULL. */
+struct stk_sock *stk__udp_sock_of(struct udp_pcb *u);
 
 /* ---- tcp_tick.c ---------------------------------------------------------*/
 /** lwIP's periodic timers look at pcb from now until it is idle again. */

@@ -263,6 +263,10 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     stk__tcp_opts(hdr, optlen, opt1len, opt2, &o);
     if (o.ts)
         opt = o.tsecr & ((1u << TSBITS) - 1);
+    if (lpcb->accepts_pending == 0xffff) {
+        BASE_STAT_INC(tcp_listen_overflow);
+        return 1; /* the count is 16-bit (patch 0037): as a full queue */
+    }
     npcb = tcp_alloc(lpcb->prio);
     if (npcb == NULL)
         return 1;

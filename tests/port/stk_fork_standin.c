@@ -29,6 +29,11 @@ stk_fork_freeze(bool child)
 }
 
 void
+stk_fork_tag_udp(void)
+{
+}
+
+void
 stk_input_lid(const void *frame, uint16_t len, uint32_t lid)
 {
     (void)lid;

@@ -5,6 +5,7 @@
 // leaving the demux are reported in order; a SYN the runtime tags with a
 // listener id goes to that member of a SO_REUSEPORT group.
 #include <arpa/inet.h>
+#include <sys/epoll.h>
 
 #include <vector>
 
@@ -27,7 +28,31 @@ record(const stk_flow *f, bool add, bool tw)
     notes.push_back({*f, add, tw});
 }
 
-const stk_flow_ops kRecord = {record, nullptr};
+const stk_flow_ops kRecord = {record, nullptr, nullptr, nullptr};
+
+// A region's UDP tags, as the runtime keeps them: tag -> owner (0: none).
+std::vector<int> tag_owner;
+int me = 1;
+uint32_t
+udp_tag()
+{
+    tag_owner.push_back(0);
+    return (uint32_t)tag_owner.size();
+}
+int
+udp_claim(uint32_t tag, bool take)
+{
+    int &o = tag_owner.at(tag - 1);
+    if (o == me)
+        return 1;
+    if (o != 0)
+        return -1;
+    if (!take)
+        return 0;
+    o = me;
+    return 1;
+}
+const stk_flow_ops kUdpTags = {record, nullptr, udp_tag, udp_claim};
 
 class Fork : public Lab
 {
@@ -37,7 +62,23 @@ class Fork : public Lab
     {
         stk_set_flow_ops(nullptr);
         notes.clear();
+        tag_owner.clear();
+        me = 1;
         Lab::TearDown();
+    }
+
+    // A UDP socket on port 5000 with two datagrams queued (30 and 40
+    // bytes) when the process forks (their tag taken, kUdpTags).
+    stk_sock *
+    udp_queued_at_fork()
+    {
+        stk_set_flow_ops(&kUdpTags);
+        stk_sock *s = udp_sock();
+        EXPECT_EQ(bind_port(s, 5000), 0);
+        inject_ip(udp(kPeerIp, kStackIp, 6000, 5000, pattern(30, 1)));
+        inject_ip(udp(kPeerIp, kStackIp, 6000, 5000, pattern(40, 2)));
+        stk_fork_tag_udp();
+        return s;
     }
 
     stk_sock *
@@ -320,3 +361,41 @@ TEST_F(Fork, QueuedConnectionMovesWithItsData)
 }
 
 } // namespace
+
+// Datagrams queued on a UDP socket at a fork are in both processes' copies
+// (the stack is copied): the first process to read one takes them all, the
+// other's copies are dropped, as Linux's single queue gives each datagram
+// to one reader (socat UDP-RECVFROM,fork: the parent peeks, forks, the
+// child reads). A peek takes nothing; datagrams after the fork are not
+// tagged.
+TEST_F(Fork, UdpDatagramsQueuedAtForkAreReadOnce)
+{
+    stk_sock *s = udp_queued_at_fork();
+    ASSERT_EQ(tag_owner.size(), 1u) << "one tag for the socket's queue";
+    stk_fork_tag_udp(); // a second fork keeps the tag
+    ASSERT_EQ(tag_owner.size(), 1u);
+
+    // This process peeks: nobody's yet, still readable.
+    Bytes in;
+    EXPECT_EQ(recv_bytes(s, &in, 100, MSG_PEEK), 30);
+    EXPECT_EQ(tag_owner[0], 0);
+    // The other process reads first: our copies go.
+    tag_owner[0] = 2;
+    EXPECT_EQ(events(s) & EPOLLIN, 0u);
+    EXPECT_EQ(recv_bytes(s, &in, 100), -EAGAIN);
+    // A datagram after the fork is this process's alone.
+    inject_ip(udp(kPeerIp, kStackIp, 6000, 5000, pattern(50, 3)));
+    EXPECT_EQ(recv_bytes(s, &in, 100), 50);
+    EXPECT_EQ(in, pattern(50, 3));
+}
+
+// ... and when this process reads first, it keeps every one of them.
+TEST_F(Fork, UdpDatagramsQueuedAtForkGoToTheFirstReader)
+{
+    stk_sock *s = udp_queued_at_fork();
+    Bytes in;
+    EXPECT_EQ(recv_bytes(s, &in, 100), 30);
+    EXPECT_EQ(tag_owner[0], me);
+    EXPECT_EQ(recv_bytes(s, &in, 100), 40);
+    EXPECT_EQ(in, pattern(40, 2));
+}

@@ -547,3 +547,48 @@ TEST_F(Cookies, full_accept_queue_refuses_syns)
     EXPECT_GE(base_stats.tcp_listen_overflow, 1u);
     EXPECT_EQ(base_stats.tcp_syncookies_sent, 0u);
 }
+
+// A listener with room for 1000: 600 handshakes in flight at once (SYNs
+// first, then their ACKs) are 600 pending handshakes, without a cookie and
+// without the count wrapping (lwIP's was 8-bit: past 255 the SYNs got
+// cookies, the cookie ACKs pushed it past 255 to 0 and tcp_backlog_accepted
+// asserted; patch 0037; bench/conn1m saw it with 2000 in flight).
+TEST_F(Cookies, more_than_255_handshakes_in_flight)
+{
+    l_ = tcp_sock();
+    ASSERT_EQ(bind_port(l_, 8080), 0);
+    ASSERT_EQ(stk_sock_listen(l_, 1000), 0);
+    uint64_t sent0 = base_stats.tcp_syncookies_sent;
+    std::vector<uint32_t> isn;
+    for (int i = 0; i < 600; i++) {
+        TcpSeg syn;
+        syn.sport = (uint16_t)(30000 + i);
+        syn.dport = 8080;
+        syn.seq = 100;
+        syn.flags = SYN;
+        syn.mss = 1460;
+        inject_tcp(syn);
+        Pkt sa = one();
+        ASSERT_EQ(sa.flags, SYN | ACK);
+        isn.push_back(sa.seq);
+    }
+    EXPECT_EQ(base_stats.tcp_syncookies_sent, sent0);
+    for (int i = 0; i < 600; i++) {
+        TcpSeg ack;
+        ack.sport = (uint16_t)(30000 + i);
+        ack.dport = 8080;
+        ack.seq = 101;
+        ack.ack = isn[(size_t)i] + 1;
+        ack.flags = ACK;
+        inject_tcp(ack);
+    }
+    EXPECT_EQ(stk_test_asserts(), 0);
+    int n = 0;
+    stk_sock *a = nullptr;
+    while (stk_sock_accept(l_, &a, nullptr, nullptr) == 0) {
+        socks_.push_back(a);
+        n++;
+    }
+    EXPECT_EQ(n, 600);
+    EXPECT_EQ(stk_test_asserts(), 0);
+}
