@@ -3,13 +3,15 @@
 
 usage: point.py --series S --client FILE --client-err FILE
                 --rss KB_BEFORE KB_HELD KB_AFTER --mem BEFORE HELD
-                [--server-fds N] [--server-log FILE] [--failed WHY]
+                [--server-fds N] [--server-log FILE] [--idle-cpu TICKS MS]
+                [--failed WHY]
 
 --client: conn1m's JSON; --rss: nginx's RSS before the client started,
 during the hold and after the close (empty when not measured); --mem:
 run.sh's snapshots (meminfo, slabinfo, sockstat of accel-k and accel-a,
 conntrack counts) before the client started and during the hold;
---server-fds: nginx's open fds during the hold. Prints conn1m's figures
+--server-fds: nginx's open fds during the hold; --idle-cpu: nginx's CPU
+ticks over (part of) the hold and how long that was. Prints conn1m's figures
 with the memory per held connection: nginx's RSS growth, the kernel's slab
 growth (Slab, SUnreclaim, the caches that grew most), `TCP: mem` growth,
 and the TCP slab cache's objects (sockets) added. The point is ok when
@@ -137,6 +139,7 @@ def main():
     ap.add_argument("--mem", nargs=2, required=True)
     ap.add_argument("--server-fds")
     ap.add_argument("--server-log")
+    ap.add_argument("--idle-cpu", nargs=2, type=int, metavar=("TICKS", "MS"))
     ap.add_argument("--failed")
     a = ap.parse_args()
     p = {"series": a.series, "ok": False, "reason": None}
@@ -157,6 +160,8 @@ def main():
                            if held and None not in rss[:2] else None)
     p["kernel"] = memory(a.mem[0], a.mem[1], held) if held else None
     p["server_fds_held"] = num(a.server_fds)
+    p["idle_cpu_pct"] = (100.0 * a.idle_cpu[0] / os.sysconf("SC_CLK_TCK") /
+                         (a.idle_cpu[1] / 1000.0) if a.idle_cpu and a.idle_cpu[1] else None)
     log = read(a.server_log)
     p["accel"] = accel_stats(log)
     p["accel_counters"], p["server_errors"], p["server_first_error"] = server_log(log)

@@ -51,7 +51,8 @@ def derived(points):
     kr, ar = (k or {}).get("rss_per_conn_b"), (a or {}).get("rss_per_conn_b")
     out["accel_rss_per_conn_b"] = ar
     out["accel_over_kernel_rss_per_conn_b"] = ar - kr if None not in (ar, kr) else None
-    out["met"] = ar is not None and ar <= TARGET_B
+    over = out["accel_over_kernel_rss_per_conn_b"]
+    out["met"] = over is not None and over <= TARGET_B
     return out
 
 
@@ -67,12 +68,13 @@ def write_md(path, meta, points, d):
           "Target: one accelerated nginx worker holds %s idle keep-alive connections, each "
           "answering a request at the end, at <= %d bytes per idle connection in the stack." %
           (meta["conns"], TARGET_B), "",
-          "* accel nginx's RSS growth per held connection (nginx + libaccel + the stack): "
-          "**%s B** (%s); the kernel nginx's: %s B, so the accelerated side adds %s B per "
-          "connection over nginx's own." % (
-              fmt(d["accel_rss_per_conn_b"], "%.0f"), "met" if d["met"] else "missed",
-              fmt((find(points, "kernel") or {}).get("rss_per_conn_b"), "%.0f"),
-              fmt(d["accel_over_kernel_rss_per_conn_b"], "%.0f")),
+          "* What the accelerated side adds per held connection (libaccel and the stack: "
+          "accel nginx's RSS growth less the kernel nginx's, nginx's own): **%s B** (%s); "
+          "accel nginx's whole RSS growth %s B, the kernel nginx's %s B." % (
+              fmt(d["accel_over_kernel_rss_per_conn_b"], "%.0f"), "met" if d["met"] else
+              "missed" if d["accel_over_kernel_rss_per_conn_b"] is not None else "not measured",
+              fmt(d["accel_rss_per_conn_b"], "%.0f"),
+              fmt((find(points, "kernel") or {}).get("rss_per_conn_b"), "%.0f")),
           "* The kernel's per-socket cost, server end: **%s B** per connection in the socket's "
           "slab caches (%s: the kernel series' growth, both ends, %s B, less the accel "
           "series', the client's end alone, %s B); all of the slab: %s B (%s less %s)." % (
@@ -94,6 +96,7 @@ def write_md(path, meta, points, d):
           "until none is left." % (meta["conns"], meta["nsources"], meta["sources"],
                                     meta.get("port_range_k"), meta["inflight"],
                                     meta["hold_s"]),
+          "* nginx CPU % idle: its CPU time (all threads) over the hold, in % of one CPU.",
           "* Memory: before the client started -> during the hold. RSS: nginx's VmRSS. "
           "Kernel: /proc/meminfo Slab (and SUnreclaim), /proc/slabinfo, sockstat `TCP: mem`: "
           "machine-wide, so both ends in the kernel series (the client's sockets live in the "
@@ -104,15 +107,15 @@ def write_md(path, meta, points, d):
     L += ["## Series", "",
           "| series | held | setup s | setup conn/s | 2nd answered | 2nd s | close s | "
           "RSS kB before -> held -> after | RSS B/conn | slab B/conn | SUnreclaim B/conn | "
-          "TCP objs | TCP mem B/conn | nginx fds |",
-          "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|"]
+          "TCP objs | TCP mem B/conn | nginx fds | nginx CPU % idle |",
+          "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for series, _ in SERIES:
         p = find(points, series)
         if p is None:
             continue
         r = p["rss_kb"]
         L.append("| %s | %s | %s | %s | %s | %s | %s | %s -> %s -> %s | %s | %s | %s | %s | "
-                 "%s | %s |" % (
+                 "%s | %s | %s |" % (
                      series, fmt(p.get("established"), "%d"), fmt(p.get("setup_s"), "%.2f"),
                      fmt(p.get("setup_rate"), "%.0f"), fmt(p.get("second_ok"), "%d"),
                      fmt(p.get("second_s"), "%.2f"), fmt(p.get("close_s"), "%.2f"),
@@ -122,7 +125,7 @@ def write_md(path, meta, points, d):
                      fmt(kget(p, "sunreclaim_per_conn_b"), "%.0f"),
                      fmt(kget(p, "tcp_sock_objs_delta"), "%+d"),
                      fmt(kget(p, "tcp_mem_per_conn_b"), "%.0f"),
-                     fmt(p.get("server_fds_held"), "%d")))
+                     fmt(p.get("server_fds_held"), "%d"), fmt(p.get("idle_cpu_pct"), "%.2f")))
     L += ["", "Slab caches that grew most (bytes per held connection): " + "; ".join(
         "%s: %s" % (s, caches_cell(find(points, s))) for s, _ in SERIES if find(points, s)),
         ""]

@@ -14,6 +14,9 @@
 # every one; closes them all and waits until nginx's stub_status shows
 # none left.
 #
+# nginx's CPU while the connections are idle: its ticks (all its threads)
+# over the hold, after the memory figures are taken.
+#
 # Memory per series, across the N idle connections (before the client
 # starts -> during the hold): nginx's RSS (accel: nginx + libaccel + the
 # stack), the kernel's slab (/proc/meminfo Slab and SUnreclaim, and the
@@ -99,9 +102,17 @@ set_sysctl() {
     $ns sysctl -qw "$key=$val" || fail "cannot set sysctl $key=$val"
 }
 
+# Memory: measured here, a held connection costs about 9.5 kB on either
+# series (kernel: both ends' sockets and nginx; accel: the client's socket,
+# nginx, libaccel and the stack); 12 kB each leaves a margin.
+NEED_KB=$((NCONN * 12))
+
 ENV_UP=0
 env_up() {
-    local i fmax
+    local i fmax avail
+    avail=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
+    ((avail >= NEED_KB)) ||
+        fail "$NCONN connections need about $((NEED_KB / 1024)) MB; $((avail / 1024)) MB available"
     ENV_UP=1
     (($(sysctl -n fs.nr_open) >= NOFILE)) || set_sysctl "" fs.nr_open "$NOFILE"
     fmax=$(sysctl -n fs.file-max)
@@ -190,7 +201,7 @@ NGX
 # run_series SERIES MODE: nginx of SERIES, the client's run, nginx stopped;
 # one point in $RAW.
 run_series() {
-    local series=$1 mode=$2 f=$T/$1 env=() why="" cpid r0 r1 r2 fds="" limit
+    local series=$1 mode=$2 f=$T/$1 env=() why="" cpid r0 r1 r2 fds="" limit idle=()
     [[ $mode == AX ]] && env=(ACCEL_STATS=2)
     nginx_conn1m_conf "$f.conf"
     bg_start "$series" "$mode" "${env[@]}" taskset -c "$CPU_SERVER" nginx -c "$f.conf" \
@@ -213,6 +224,10 @@ run_series() {
         snap "$f.m1"
         fds=$(find "/proc/$SPID/fd" -mindepth 1 2>/dev/null | wc -l)
         log "$series: $(tail -1 "$T/client-$series.err"); nginx RSS $r0 -> $r1 kB, $fds fds"
+        # nginx's CPU while the connections are idle: the hold's own time.
+        idle=("$(cpu_ticks "$SPID")" "$(date +%s%3N)")
+        sleep "$HOLD"
+        idle=(--idle-cpu $(($(cpu_ticks "$SPID") - idle[0])) $(($(date +%s%3N) - idle[1])))
     else
         why="the client did not finish its setup in $limit s"
     fi
@@ -230,7 +245,7 @@ run_series() {
     meta "stats/$series" "$f.stats"
     "$PY" "$HERE/point.py" --series "$series" --client "$T/client-$series.out" \
         --client-err "$T/client-$series.err" --rss "$r0" "${r1:-}" "${r2:-}" \
-        --mem "$f.m0" "$f.m1" --server-fds "$fds" --server-log "$f.stats" \
+        --mem "$f.m0" "$f.m1" --server-fds "$fds" --server-log "$f.stats" "${idle[@]}" \
         ${why:+--failed "$why"} >>"$RAW" || fail "point.py failed"
 }
 
