@@ -142,10 +142,9 @@ env_down() {
         $ns sysctl -qw "$key=$old" || log "warning: cannot restore sysctl $key=$old"
     done
 }
-# netns.sh's cleanup takes the exit status from $?: keep it. Every process
-# in the lab is gone before the file limits go back down (cleanup stops
-# them; env_down runs first only for the addresses and sysctls, which
-# outlive no process).
+# netns.sh's cleanup takes the exit status from $?: keep it. env_down may
+# run before cleanup stops the lab's processes: a lower fs.nr_open or
+# file-max does not touch the files already open.
 trap 'rc=$?; env_down; (exit $rc); cleanup' EXIT
 
 # --- one series ----------------------------------------------------------
