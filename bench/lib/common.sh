@@ -152,6 +152,25 @@ server_ticks() {
     echo "$t"
 }
 
+# bench_tool VAR TARGET: set VAR, unless the environment sets it, to the
+# benchmark's own program TARGET: the build tree's (CMake target TARGET, in
+# build/bench/TARGET/), or $HERE/TARGET.c compiled into $T without a build
+# tree. Needs netns.sh ($T, fail).
+bench_tool() {
+    local path=${!1:-}
+    if [[ -z $path && -f $BENCH_REPO/build/build.ninja ]] &&
+        ninja -C "$BENCH_REPO/build" "$2" >/dev/null; then
+        path=$BENCH_REPO/build/bench/$2/$2
+    fi
+    if [[ -z $path ]]; then
+        ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/$2" "$HERE/$2.c" ||
+            fail "$2.c does not compile"
+        path=$T/$2
+    fi
+    [[ -x $path ]] || fail "no $2 program ($path)"
+    printf -v "$1" '%s' "$path"
+}
+
 # c2c_build: compile lib/c2c.c (a cache line bounced between two CPUs) to
 # $T/c2c and record the meta c2c_how; C2C is its path, or empty when there
 # is nothing to measure (one CPU) or it does not compile (logged; the run

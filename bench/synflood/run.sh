@@ -67,16 +67,7 @@ STAT=$(dirname "$ACCEL_RUN")/accel-stat
 [[ -x $STAT ]] || fail "accel-stat must be next to $ACCEL_RUN"
 
 # The sender: the build tree's (CMake target synflood), or compiled here.
-if [[ -z ${SYNFLOOD:-} && -f $BENCH_REPO/build/build.ninja ]] &&
-    ninja -C "$BENCH_REPO/build" synflood >/dev/null; then
-    SYNFLOOD=$BENCH_REPO/build/bench/synflood/synflood
-fi
-if [[ -z ${SYNFLOOD:-} ]]; then
-    ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -o "$T/synflood" "$HERE/synflood.c" ||
-        fail "synflood.c does not compile"
-    SYNFLOOD=$T/synflood
-fi
-[[ -x $SYNFLOOD ]] || fail "no synflood sender ($SYNFLOOD)"
+bench_tool SYNFLOOD synflood
 
 # --- the spoofed sources -------------------------------------------------
 
