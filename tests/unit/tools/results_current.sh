@@ -11,7 +11,7 @@ REPO=$1
 README=$REPO/README.md
 RESULTS=$REPO/bench/RESULTS.md
 bad=0
-for kind in http latency loss redis rr startup synflood fuzz conn-scale; do
+for kind in http latency loss redis rr startup synflood fuzz conn-scale conn1m; do
     newest=$(find "$REPO/bench/results" -maxdepth 1 -name "$kind-[0-9]*.md" -printf '%f\n' |
         sort | tail -1)
     if [[ -z $newest ]]; then
