@@ -404,3 +404,9 @@ def save_fig(fig, path, title):
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
+
+
+# The two series of the benchmarks that run stock nginx once on the kernel
+# and once under accel-run in the lab (bench/synflood, bench/conn1m).
+NGINX_SERIES = [("kernel", "kernel nginx (accel-a's veth holds 10.200.0.2)"),
+                ("accel", "nginx under accel-run (af_xdp on the veth)")]

@@ -19,11 +19,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from benchlib import (  # noqa: E402
-    commit_note, fmt, load, machine, machine_line, save_fig, smoke_note, write_json,
-    write_md as write_lines)
+    NGINX_SERIES, commit_note, fmt, load, machine, machine_line, save_fig, smoke_note,
+    write_json, write_md as write_lines)
 
-SERIES = [("kernel", "kernel nginx (accel-a's veth holds 10.200.0.2)"),
-          ("accel", "nginx under accel-run (af_xdp on the veth)")]
+SERIES = NGINX_SERIES
 POINTS = ["base", "flood_max", "flood_rate", "after"]
 TARGET = 0.5
 COLORS = {"kernel": "tab:blue", "accel": "tab:orange"}

@@ -32,6 +32,19 @@ class Ip6 : public Lab
         socks_.push_back(s);
         return s;
     }
+    // An IPv6 connection the stack opened to the peer's port 80,
+    // timestamps agreed, settled (nothing left to send).
+    Conn
+    open_v6_ts()
+    {
+        v6_ = true;
+        PeerOpts o;
+        o.ts = true;
+        Conn c = active_open(80, o);
+        advance(10);
+        drain();
+        return c;
+    }
     // A router's packet-too-big (MTU mtu) quoting the stack's segment from
     // sport to the peer's port 80 with sequence number seq.
     void
@@ -541,12 +554,7 @@ TEST_F(Ip6, packet_too_big_lowers_the_mss)
 // cannot shrink the MSS of a connection whose segments it never saw.
 TEST_F(Ip6, packet_too_big_out_of_window_is_ignored)
 {
-    v6_ = true;
-    PeerOpts o;
-    o.ts = true;
-    Conn c = active_open(80, o);
-    advance(10);
-    drain();
+    Conn c = open_v6_ts();
     ASSERT_EQ(send_bytes(c.s, pattern(1000)), 1000);
     std::vector<Pkt> v = drain();
     ASSERT_EQ(v.size(), 1u);
@@ -564,12 +572,7 @@ TEST_F(Ip6, packet_too_big_out_of_window_is_ignored)
 // use (found by tests/fuzz; an lwIP assertion in tcp_write before).
 TEST_F(Ip6, packet_too_big_with_data_held_back)
 {
-    v6_ = true;
-    PeerOpts o;
-    o.ts = true;
-    Conn c = active_open(80, o);
-    advance(10);
-    drain();
+    Conn c = open_v6_ts();
     ASSERT_EQ(send_bytes(c.s, pattern(100)), 100);
     std::vector<Pkt> first = drain();
     ASSERT_EQ(first.size(), 1u);
