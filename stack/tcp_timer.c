@@ -232,14 +232,24 @@ stk__tcp_timers(uint64_t now)
         run_paced();
         return;
     }
+    /* The nonempty slots from cur_tick + 1 to tick, a bitmap word at a
+     * time: after a long step (a descheduled process) this is at most
+     * SLOTS / 64 words, not SLOTS ticks. */
     t = tick - cur_tick > SLOTS ? tick - SLOTS + 1 : cur_tick + 1;
-    for (; t <= tick; t++) {
+    while (t <= tick) {
         uint32_t s = (uint32_t)(t & MASK);
+        uint64_t bits = nonempty[s / 64] >> (s % 64);
 
-        if (nonempty[s / 64] & (1ull << (s % 64))) {
-            cur_tick = t - 1; /* arming while firing lands after t */
-            run_slot(s, tick, now);
+        if (bits == 0) {
+            t += 64 - s % 64; /* the next word */
+            continue;
         }
+        t += (uint64_t)__builtin_ctzll(bits);
+        if (t > tick)
+            break;
+        cur_tick = t - 1; /* arming while firing lands after t */
+        run_slot((uint32_t)(t & MASK), tick, now);
+        t++;
     }
     cur_tick = tick;
     run_paced();
