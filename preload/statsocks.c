@@ -59,20 +59,24 @@ read_sock(struct stk_sock *st, struct base_sr_sock *r)
     v = stk_sock_outq(st);
     r->sndq = v > 0 ? (uint32_t)v : 0;
     if (tcp) {
-        struct tcp_info ti;
+        struct stk_tcp_info tl;
+        struct tcp_info tib, *ti = &tib;
 
-        len = sizeof(ti);
-        memset(&ti, 0, sizeof(ti));
-        if (stk_sock_getsockopt(st, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0) {
-            r->state = ti.tcpi_state;
-            r->retrans = ti.tcpi_total_retrans;
-            r->srtt_us = ti.tcpi_rtt;
-            r->rttvar_us = ti.tcpi_rttvar;
-            r->cwnd = ti.tcpi_snd_cwnd;
-            r->ssthresh = ti.tcpi_snd_ssthresh;
-            r->mss = ti.tcpi_snd_mss;
-            r->rto_us = ti.tcpi_rto;
-            r->lost = ti.tcpi_lost;
+        len = sizeof(tl);
+        memset(&tl, 0, sizeof(tl));
+        if (stk_sock_getsockopt(st, IPPROTO_TCP, TCP_INFO, &tl, &len) == 0) {
+            memcpy(&tib, tl.base, sizeof(tib));
+            r->state = ti->tcpi_state;
+            r->retrans = ti->tcpi_total_retrans;
+            r->srtt_us = ti->tcpi_rtt;
+            r->rttvar_us = ti->tcpi_rttvar;
+            r->cwnd = ti->tcpi_snd_cwnd;
+            r->ssthresh = ti->tcpi_snd_ssthresh;
+            r->mss = ti->tcpi_snd_mss;
+            r->rto_us = ti->tcpi_rto;
+            r->lost = ti->tcpi_lost;
+            r->bytes_acked = tl.tcpi_bytes_acked;
+            r->bytes_received = tl.tcpi_bytes_received;
         }
         if (stk_sock_is_listening(st))
             r->state = BASE_SR_TCP_LISTEN;

@@ -446,30 +446,6 @@ eff_mss(const struct stk_sock *s)
     return mss;
 }
 
-/* Linux's struct tcp_info goes on past glibc's (linux/tcp.h, which cannot
- * be included with netinet/tcp.h): the fields up to tcpi_snd_wnd, at
- * Linux's offsets. A larger buffer gets these 232 bytes, as from a kernel
- * of that version. */
-struct tcp_info_linux {
-    struct tcp_info base; /* glibc's: up to tcpi_total_retrans */
-    uint64_t tcpi_pacing_rate, tcpi_max_pacing_rate;
-    uint64_t tcpi_bytes_acked, tcpi_bytes_received;
-    uint32_t tcpi_segs_out, tcpi_segs_in, tcpi_notsent_bytes, tcpi_min_rtt;
-    uint32_t tcpi_data_segs_in, tcpi_data_segs_out;
-    uint64_t tcpi_delivery_rate, tcpi_busy_time, tcpi_rwnd_limited;
-    uint64_t tcpi_sndbuf_limited;
-    uint32_t tcpi_delivered, tcpi_delivered_ce;
-    uint64_t tcpi_bytes_sent, tcpi_bytes_retrans;
-    uint32_t tcpi_dsack_dups, tcpi_reord_seen, tcpi_rcv_ooopack, tcpi_snd_wnd;
-};
-_Static_assert(offsetof(struct tcp_info_linux, tcpi_pacing_rate) == 104,
-               "Linux's tcp_info layout");
-_Static_assert(offsetof(struct tcp_info_linux, tcpi_delivery_rate) == 160,
-               "Linux's tcp_info layout");
-_Static_assert(offsetof(struct tcp_info_linux, tcpi_snd_wnd) == 228,
-               "Linux's tcp_info layout");
-_Static_assert(sizeof(struct tcp_info_linux) == 232, "Linux's tcp_info size");
-
 /* The pacing rate Linux reports (tcp_update_pacing_rate) when the
  * algorithm sets none: 2x cwnd per SRTT in slow start, else 1.2x. */
 static uint64_t
@@ -489,10 +465,21 @@ pacing_rate(const struct tcp_pcb *pcb, uint32_t mss)
     return rate / x->srtt_us;
 }
 
+_Static_assert(offsetof(struct stk_tcp_info, tcpi_pacing_rate) == 104,
+               "Linux's tcp_info layout");
+_Static_assert(offsetof(struct stk_tcp_info, tcpi_delivery_rate) == 160,
+               "Linux's tcp_info layout");
+_Static_assert(offsetof(struct stk_tcp_info, tcpi_snd_wnd) == 228,
+               "Linux's tcp_info layout");
+_Static_assert(sizeof(struct stk_tcp_info) == 232, "Linux's tcp_info size");
+_Static_assert(sizeof(struct tcp_info) ==
+                   sizeof(((struct stk_tcp_info *)0)->base),
+               "glibc's tcp_info");
+
 static int
 get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
 {
-    struct tcp_info_linux tl;
+    struct stk_tcp_info tl;
     struct tcp_info ti;
     socklen_t n;
 
@@ -540,7 +527,7 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
         ti.tcpi_total_retrans = x->total_retrans;
     }
     memset(&tl, 0, sizeof(tl));
-    tl.base = ti;
+    memcpy(tl.base, &ti, sizeof(ti));
     tl.tcpi_max_pacing_rate = UINT64_MAX;
     if (s->pcb.tcp != NULL && s->st == STK_TCP_CONNECTED) {
         const struct tcp_pcb *pcb = s->pcb.tcp;
@@ -557,9 +544,16 @@ get_tcp_info(struct stk_sock *s, void *val, socklen_t *len)
          * window scales (padding in glibc's struct). */
         if (x->rate_app_limited)
             ((uint8_t *)&tl)[7] |= 1u;
+        tl.tcpi_bytes_acked = x->bytes_acked;
+        tl.tcpi_bytes_received = stk__tcp_bytes_received(pcb);
         tl.tcpi_delivered = x->delivered;
         tl.tcpi_reord_seen = x->reord_seen;
         tl.tcpi_snd_wnd = pcb->snd_wnd;
+    } else if (s->type == SOCK_STREAM) {
+        /* the connection ended (TIME-WAIT, reset, closed): its counts
+         * stay with the socket, as Linux's tcp_sock keeps them */
+        tl.tcpi_bytes_acked = s->bytes_acked;
+        tl.tcpi_bytes_received = s->bytes_received;
     }
     n = *len < (socklen_t)sizeof(tl) ? *len : (socklen_t)sizeof(tl);
     memcpy(val, &tl, (size_t)n);

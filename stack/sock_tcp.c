@@ -39,6 +39,16 @@ stk__tcp_init(void)
     ext_id = tcp_ext_arg_alloc_id();
 }
 
+/* The connection leaves s: TCP_INFO's byte counts stay. */
+static void
+keep_counts(struct stk_sock *s, const struct tcp_pcb *pcb)
+{
+    if (pcb->state == LISTEN)
+        return;
+    s->bytes_acked = pcb->acc.bytes_acked;
+    s->bytes_received = stk__tcp_bytes_received(pcb);
+}
+
 /* lwIP freed the pcb (any path: tcp_free / tcp_free_listen). */
 static void
 pcb_destroyed(u8_t id, void *data)
@@ -48,6 +58,8 @@ pcb_destroyed(u8_t id, void *data)
     (void)id;
     if (s == NULL)
         return;
+    if (s->pcb.tcp != NULL)
+        keep_counts(s, s->pcb.tcp);
     s->pcb.tcp = NULL;
     if (s->st != STK_TCP_LISTEN) {
         s->st = STK_TCP_CLOSED;
@@ -83,6 +95,7 @@ stk__tcp_detach(struct stk_sock *s)
 
     if (pcb == NULL)
         return NULL;
+    keep_counts(s, pcb);
     tcp_ext_arg_set(pcb, ext_id, NULL);
     tcp_arg(pcb, NULL);
     if (pcb->state == LISTEN) {
@@ -499,6 +512,7 @@ cb_err(void *arg, err_t err)
         s->syn_lost = true;
     }
     if (s->pcb.tcp != NULL) {
+        keep_counts(s, s->pcb.tcp);
         tcp_ext_arg_set(s->pcb.tcp, ext_id, NULL);
         s->pcb.tcp = NULL;
     }

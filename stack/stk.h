@@ -229,6 +229,25 @@ int stk_sock_shutdown(struct stk_sock *s, int how);
  *  data, as Linux). The object must not be used afterwards. */
 void stk_sock_close(struct stk_sock *s);
 
+/** TCP_INFO: Linux's struct tcp_info goes on past glibc's (linux/tcp.h,
+ *  which cannot be included with netinet/tcp.h): the fields up to
+ *  tcpi_snd_wnd, at Linux's offsets. A larger buffer gets these 232
+ *  bytes, as from a kernel of that version. */
+struct stk_tcp_info {
+    /* glibc's struct tcp_info (netinet/tcp.h, which lwIP's options
+     * clash with): up to tcpi_total_retrans */
+    unsigned char base[104];
+    uint64_t tcpi_pacing_rate, tcpi_max_pacing_rate;
+    uint64_t tcpi_bytes_acked, tcpi_bytes_received;
+    uint32_t tcpi_segs_out, tcpi_segs_in, tcpi_notsent_bytes, tcpi_min_rtt;
+    uint32_t tcpi_data_segs_in, tcpi_data_segs_out;
+    uint64_t tcpi_delivery_rate, tcpi_busy_time, tcpi_rwnd_limited;
+    uint64_t tcpi_sndbuf_limited;
+    uint32_t tcpi_delivered, tcpi_delivered_ce;
+    uint64_t tcpi_bytes_sent, tcpi_bytes_retrans;
+    uint32_t tcpi_dsack_dups, tcpi_reord_seen, tcpi_rcv_ooopack, tcpi_snd_wnd;
+};
+
 int stk_sock_setsockopt(struct stk_sock *s, int level, int name,
                         const void *val, socklen_t len);
 int stk_sock_getsockopt(struct stk_sock *s, int level, int name, void *val,

@@ -129,6 +129,8 @@ struct stk_sock {
     bool udp_connected;
     uint32_t rcv_limit; /* receive window cap in bytes */
     uint32_t snd_limit; /* send buffer cap in bytes */
+    /* TCP_INFO's byte counts, kept when the pcb leaves the socket */
+    uint64_t bytes_acked, bytes_received;
 
     /* Receive queue. rx_bytes: TCP bytes / UDP charged bytes. */
     struct stk_ring rxq;
@@ -458,6 +460,8 @@ void stk__tcp_ext_imported(struct tcp_pcb *pcb);
 /* tcp_timer.c */
 /** Run the connections' timers that are due; when the next is (ns, 0:
  *  none). */
+/** TCP_INFO's tcpi_bytes_received of a connection (tcp_ack.c). */
+uint64_t stk__tcp_bytes_received(const struct tcp_pcb *pcb);
 void stk__tcp_timers(uint64_t now);
 uint64_t stk__tcp_timers_next(void);
 

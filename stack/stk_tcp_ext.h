@@ -180,6 +180,12 @@ struct stk_tcp_ext {
     uint32_t dsack_left, dsack_right; /* pending D-SACK block */
     bool dsack;
 
+    /* ---- TCP_INFO's byte counts (tcp_ack.c) ------------------------------*/
+    uint64_t bytes_acked;    /* snd_una's progress, the SYN and FIN included */
+    uint64_t bytes_received; /* rcv_nxt's up to rcv_seen, the FIN included */
+    uint32_t rcv_seen;       /* rcv_nxt at the last ACK in */
+    bool rcv_counting;       /* rcv_seen is set */
+
     /* ---- corking (TCP_CORK, MSG_MORE; tcp_recovery.c) -------------------*/
     bool corked;      /* TCP_CORK set */
     bool more;        /* the last write had MSG_MORE */

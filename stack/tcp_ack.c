@@ -391,6 +391,17 @@ take_rtt(struct tcp_pcb *pcb, uint64_t now)
     stk__rtt_sample(pcb, (uint32_t)rtt, (uint32_t)ca, now);
 }
 
+uint64_t
+stk__tcp_bytes_received(const struct tcp_pcb *pcb)
+{
+    const struct stk_tcp_ext *x = &pcb->acc;
+
+    if (!x->rcv_counting)
+        return 0;
+    /* what came since the last ACK in */
+    return x->bytes_received + (uint32_t)(pcb->rcv_nxt - x->rcv_seen);
+}
+
 void
 stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
                uint16_t opt1len, const uint8_t *opt2, uint32_t ackno,
@@ -402,6 +413,14 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
     uint64_t now = stk__now_ns();
 
     *a = (struct stk_ack){.seq_rtt_us = -1, .sack_rtt_us = -1, .ca_rtt_us = -1};
+    /* Every segment past the handshake carries an ACK and comes here
+     * before its data is taken: what rcv_nxt gained since the last one
+     * (less than a window) is data received. The first one, in SYN-RCVD
+     * or after the SYN-ACK, finds rcv_nxt at the peer's ISN + 1. */
+    if (x->rcv_counting)
+        x->bytes_received += (uint32_t)(pcb->rcv_nxt - x->rcv_seen);
+    x->rcv_seen = pcb->rcv_nxt;
+    x->rcv_counting = true;
     if (!x->started)
         stk__snd_start(pcb, now);
     o = *stk__seg_opts(hdr, optlen, opt1len, opt2);
@@ -416,6 +435,7 @@ stk_tcp_ack_in(struct tcp_pcb *pcb, const struct tcp_hdr *hdr, uint16_t optlen,
 
     if (TCP_SEQ_BETWEEN(ackno, pcb->lastack + 1, pcb->snd_nxt)) {
         a->advanced = true;
+        x->bytes_acked += (uint32_t)(ackno - pcb->lastack);
         if (x->syn_out) {
             /* The handshake's SYN-ACK (SYN-RCVD): the SYN is the first
              * sequence number, so any ACK that moves snd_una acks it. Its
@@ -446,6 +466,7 @@ stk_tcp_syn_acked(struct tcp_pcb *pcb, struct tcp_seg *seg)
 
     (void)seg;
     x->syn_out = false;
+    x->bytes_acked++; /* the SYN, as Linux's tcp_snd_una_update */
     stk__timer_cancel(pcb);
     stk__snd_start(pcb, now);
     if (!x->syn_retrans && x->syn_xmit_ns != 0) {

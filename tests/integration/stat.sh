@@ -90,12 +90,19 @@ check_eq "--prometheus: one # TYPE per metric" \
 # --- the socket view ---------------------------------------------------------
 "$STAT" -t -l "$WORKER" >"$T/listen.txt" || fail "accel-stat -t -l failed"
 check "-t -l: nginx's listener on $AIP:80" grep -Eq "^tcp +LISTEN .*$AIP:80 " "$T/listen.txt"
-K bash -c "exec 3<>/dev/tcp/$AIP/80; sleep 4" &
+# a keep-alive request of 27 bytes, answered, and the connection held
+K bash -c "exec 3<>/dev/tcp/$AIP/80; printf 'GET / HTTP/1.1\r\nHost: a\r\n\r\n' >&3; sleep 4" &
 HOLD=$!
 sleep 1
 "$STAT" -t "$WORKER" >"$T/estab.txt" || fail "accel-stat -t failed"
 check "-t: the held connection is ESTAB with the peer $KIP" \
     grep -Eq "^tcp +ESTAB .*$AIP:80 +$KIP:[0-9]+ " "$T/estab.txt"
+"$STAT" -t -i "$WORKER" >"$T/estab-i.txt" || fail "accel-stat -t -i failed"
+check "-t -i: the held connection received the request's 27 bytes" \
+    grep -q " bytes_received:27 " "$T/estab-i.txt"
+acked=$(grep -o ' bytes_acked:[0-9]*' "$T/estab-i.txt" | head -1 | cut -d: -f2)
+check "-t -i: the response's bytes acked (SYN-ACK and more than 100: $acked)" \
+    test "${acked:-0}" -gt 100
 "$STAT" -t --dport 1 "$WORKER" >"$T/none.txt"
 check_not "-t --dport 1: no row" grep -q "ESTAB" "$T/none.txt"
 wait "$HOLD"

@@ -450,3 +450,37 @@ TEST_F(Lab, tcp_initial_cwnd_is_ten_segments_both_ways)
         EXPECT_GT(take_data(*c).size(), 1460u);
     }
 }
+
+// TCP_INFO's tcpi_bytes_acked and tcpi_bytes_received (Linux's longer
+// struct): the SYN counts as one acked byte, data each way as sent, and
+// the peer's FIN as one received.
+TEST_F(Lab, tcp_info_counts_bytes_acked_and_received)
+{
+    Conn c = active_open();
+    auto info = [&](uint64_t *acked, uint64_t *received) {
+        struct stk_tcp_info ti;
+        socklen_t len = sizeof(ti);
+        ASSERT_EQ(stk_sock_getsockopt(c.s, IPPROTO_TCP, TCP_INFO, &ti, &len),
+                  0);
+        ASSERT_EQ(len, sizeof(ti));
+        *acked = ti.tcpi_bytes_acked;
+        *received = ti.tcpi_bytes_received;
+    };
+    uint64_t acked, received;
+    info(&acked, &received);
+    EXPECT_EQ(acked, 1u);
+    EXPECT_EQ(received, 0u);
+    ASSERT_EQ(send_bytes(c.s, pattern(5000)), 5000);
+    pull(c, 5000);
+    drain();
+    peer_send(c, pattern(3000, 9));
+    info(&acked, &received);
+    EXPECT_EQ(acked, 5001u);
+    EXPECT_EQ(received, 3000u);
+    ASSERT_EQ(stk_sock_shutdown(c.s, SHUT_WR), 0);
+    take_data(c);                // our FIN: the peer's FIN acks it
+    peer_send(c, Bytes(), 0x01); // FIN: TIME-WAIT
+    info(&acked, &received);
+    EXPECT_EQ(acked, 5002u);
+    EXPECT_EQ(received, 3001u);
+}
