@@ -131,6 +131,9 @@ enum base_sr_cap_drop {
     BASE_SR_CAP_DROP_PORT = 4,  /* before the stack: the port flagged a bad
                                    checksum, or a chained mbuf
                                    (rx_drop_stack) */
+    BASE_SR_CAP_DROP_SHARE = 5, /* before the stack: for another process
+                                   of the family, which could not take it
+                                   (share_drop_*) */
 };
 
 /* One captured frame: the header, then caplen bytes, padded to 8. */

@@ -205,9 +205,8 @@ rt__poll_joined(void)
     return n;
 }
 
-/* accel-dump: a frame dropped before the stack, marked. */
-static void
-capture_dropped(const struct rte_mbuf *m)
+void
+rt__capture_dropped(const struct rte_mbuf *m, uint8_t mark)
 {
     uint32_t cl;
     struct base_sr_cap *r =
@@ -219,7 +218,7 @@ capture_dropped(const struct rte_mbuf *m)
         cl = m->data_len; /* the first segment only */
     r->caplen = cl;
     memcpy(base_sr_cap_data(r), rte_pktmbuf_mtod(m, const void *), cl);
-    base_sr_cap_commit(r, BASE_SR_CAP_DROP_PORT);
+    base_sr_cap_commit(r, mark);
 }
 
 /* One rx burst (a burst from each queue in turn when one process polls
@@ -250,8 +249,7 @@ rx_burst_input(uint64_t *bytes)
             (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) ==
                 RTE_MBUF_F_RX_L4_CKSUM_BAD) {
             BASE_STAT_INC(rx_drop_stack);
-            if (atomic_load_explicit(&base_sr_capturing, memory_order_relaxed))
-                capture_dropped(m);
+            RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_PORT);
         } else
             stk_input(rte_pktmbuf_mtod(m, const void *), m->data_len);
         rt__mbuf_recycle(m);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cfg.h"
+#include "statreg.h"
 #include "xdpprog.h"
 
 struct rte_mbuf;
@@ -120,6 +121,15 @@ void rt__tx_flush(void);
 void rt__tx_send_all(void);
 /** Free a received mbuf, keeping it (hot in cache) for the next tx_alloc. */
 void rt__mbuf_recycle(struct rte_mbuf *m);
+/** accel-dump (loop.c): a frame dropped before the stack, captured with
+ *  its drop mark (enum base_sr_cap_drop) while a capture runs. Stack
+ *  lock held. */
+void rt__capture_dropped(const struct rte_mbuf *m, uint8_t mark);
+#define RT_CAPTURE_DROPPED(m, mark)                                            \
+    do {                                                                       \
+        if (atomic_load_explicit(&base_sr_capturing, memory_order_relaxed))    \
+            rt__capture_dropped((m), (mark));                                  \
+    } while (0)
 /* The mbufs rt__mbuf_recycle keeps (stack lock held). Once the port is
  * shared by a fork, this process's stash lives in its slot of the shared
  * region: the mbufs of a process killed with a full stash go back to the

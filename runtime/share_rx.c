@@ -71,6 +71,7 @@ give(int slot, struct rte_mbuf *m, uint32_t lid)
 
     m->hash.usr = lid;
     if (pool_low()) {
+        RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_SHARE);
         rte_pktmbuf_free(m);
         return;
     }
@@ -78,6 +79,7 @@ give(int slot, struct rte_mbuf *m, uint32_t lid)
         !rt__sh_ring_put(&s->rx, m)) {
         atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
         BASE_STAT_INC(share_drop_ring);
+        RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_SHARE);
         rte_pktmbuf_free(m);
         return;
     }
@@ -107,6 +109,7 @@ hold(const struct stk_flow *f, struct sh_flow *e, struct rte_mbuf *m)
         }
     }
     BASE_STAT_INC(share_drop_held);
+    RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_SHARE);
     rte_pktmbuf_free(m);
 }
 
@@ -264,6 +267,7 @@ pend_syn(const struct stk_flow *f, struct rte_mbuf *m)
     }
     if (v->npend == SH_PENDING) {
         BASE_STAT_INC(share_drop_noserver);
+        RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_SHARE);
         rte_pktmbuf_free(m);
         return;
     }
@@ -358,6 +362,7 @@ tcp_to(const struct stk_flow *f, const uint8_t *l4, struct rte_mbuf *m,
         *done = true;
     } else if (to == -2) {
         BASE_STAT_INC(share_drop_noserver);
+        RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_SHARE);
         rte_pktmbuf_free(m);
         *done = true;
     }
@@ -506,6 +511,7 @@ rt__sh_pump_remote(void)
                 m->nb_segs != 1) {
                 atomic_fetch_add_explicit(&s->drops, 1, memory_order_relaxed);
                 BASE_STAT_INC(share_drop_ring);
+                RT_CAPTURE_DROPPED(m, BASE_SR_CAP_DROP_SHARE);
             } else {
                 struct sh_cell *c = &x->c[t & (SH_XCELLS - 1)];
 

@@ -142,43 +142,6 @@ udp_find(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
     return NULL;
 }
 
-/* The connection a quoted segment belongs to: the hashed lookup, as for
- * input (an ICMPv6 error costs no walk of every connection). */
-static struct tcp_pcb *
-tcp_find(const ip_addr_t *src, uint16_t sport, const ip_addr_t *dst,
-         uint16_t dport)
-{
-    struct tcp_pcb *p = NULL;
-
-#ifdef STK_PCB_HASH_OFF
-    for (p = tcp_active_pcbs; p != NULL; p = p->next)
-#else
-    while ((p = stk_pcb_hash_lookup(&tcp_active_pcbs, p, src, sport, dst,
-                                    dport)) != NULL)
-#endif
-        if (p->local_port == sport && p->remote_port == dport &&
-            ip_addr_cmp(&p->remote_ip, dst) && ip_addr_cmp(&p->local_ip, src))
-            return p;
-    return NULL;
-}
-
-/* tcp_v6_err in SYN-SENT: the connect fails with err (no RST: nothing is
- * synchronized). */
-static void
-tcp_connect_failed(struct tcp_pcb *pcb, uint32_t seq, int err)
-{
-    struct stk_sock *s = pcb->callback_arg;
-
-    if (pcb->state != SYN_SENT || s == NULL || s->pcb.tcp != pcb ||
-        seq != pcb->lastack)
-        return; /* only the SYN's own error, as Linux's seq check */
-    stk__tcp_abort(s);
-    s->err = err;
-    s->st = STK_TCP_CLOSED;
-    s->shut_rd = s->shut_wr = true;
-    stk__changed(s, true);
-}
-
 /* tcp_v6_mtu_reduced: the connection sends at most mtu - 60 from now.
  * As Linux's tcp_v6_err, only the connection the quoted segment belongs
  * to, and only for a sequence number it has sent and not seen acked
@@ -257,7 +220,8 @@ stk__icmp6_err_input(const uint8_t *f, uint16_t len)
 
         BASE_STAT_INC(rx_icmp6_too_big);
         if (in[6] == IP6_NEXTH_TCP) {
-            struct tcp_pcb *p = tcp_find(&src, get16(l4), &dst, get16(l4 + 2));
+            struct tcp_pcb *p =
+                stk__icmp_tcp_find(&src, get16(l4), &dst, get16(l4 + 2));
 
             if (p != NULL)
                 tcp_pmtu(p, get32(l4 + 4), mtu);
@@ -271,11 +235,28 @@ stk__icmp6_err_input(const uint8_t *f, uint16_t len)
         }
         return false; /* lwIP records the path MTU */
     }
+    stk__icmp6_err_quoted(in, plen - ICMP6_HDR_LEN, icmp[0], icmp[1]);
+    return true;
+}
+
+void
+stk__icmp6_err_quoted(const uint8_t *in, size_t n, uint8_t type, uint8_t code)
+{
+    const uint8_t *l4 = in + IP6_HLEN;
+    ip_addr_t src, dst;
+    bool fatal;
+    int err = err_convert(type, code, &fatal);
+
+    if (err == 0 || n < IP6_HLEN + L4_PEEK || (in[0] >> 4) != 6)
+        return;
+    addr_of(&src, in + 8);
+    addr_of(&dst, in + 24);
     if (in[6] == IP6_NEXTH_TCP) {
-        struct tcp_pcb *p = tcp_find(&src, get16(l4), &dst, get16(l4 + 2));
+        struct tcp_pcb *p =
+            stk__icmp_tcp_find(&src, get16(l4), &dst, get16(l4 + 2));
 
         if (p != NULL)
-            tcp_connect_failed(p, get32(l4 + 4), err);
+            stk__icmp_tcp_err(p, get32(l4 + 4), err);
     } else if (in[6] == IP6_NEXTH_UDP && fatal) {
         struct stk_sock *s = udp_find(&src, get16(l4), &dst, get16(l4 + 2));
 
@@ -284,5 +265,4 @@ stk__icmp6_err_input(const uint8_t *f, uint16_t len)
             stk__changed(s, true);
         }
     }
-    return true;
 }

@@ -75,7 +75,11 @@
  * from 100 spoofed neighbours evict a real client's entry. A linear
  * search, but a pcb finds its entry by its netif hint. */
 #define ARP_TABLE_SIZE 512
-#define ARP_QUEUEING 1   /* keep first packets while resolving */
+#define ARP_QUEUEING 1 /* keep first packets while resolving */
+/* Linux's 3 probes 1 s apart (mcast_probes, retrans_time), then the
+ * packets waiting are reported undeliverable (patch 0039, neigh_unres.c) */
+#define ARP_MAXPENDING 3
+#define LWIP_HOOK_ETHARP_UNRESOLVED(p) stk_etharp_unresolved(p)
 #define ARP_QUEUE_LEN 64 /* per-entry queue bound */
 #define ETHARP_SUPPORT_VLAN 0
 #define ETH_PAD_SIZE 0        /* frames are copied, no alignment trick */
@@ -111,7 +115,8 @@
 #define LWIP_ICMP6 1           /* echo replies, errors */
 #define LWIP_ICMP6_DATASIZE 8  /* bytes quoted beyond the IPv6 header */
 #define LWIP_ND6_QUEUEING 1    /* keep first packets while resolving */
-#define MEMP_NUM_ND6_QUEUE 256 /* as MEMP_NUM_ARP_QUEUE */
+#define LWIP_HOOK_ND6_UNRESOLVED(p) stk_nd6_unresolved(p)
+#define MEMP_NUM_ND6_QUEUE 256    /* as MEMP_NUM_ARP_QUEUE */
 #define LWIP_ND6_NUM_NEIGHBORS 64 /* as ARP_TABLE_SIZE (s8_t index) */
 /* nd6.c walks both with s8_t indices: at most 127 */
 #define LWIP_ND6_NUM_DESTINATIONS 64 /* destination cache: next hop, PMTU */

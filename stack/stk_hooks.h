@@ -13,6 +13,7 @@
 struct ip_addr;
 struct ip6_addr;
 struct netif;
+struct pbuf;
 struct tcp_hdr;
 struct tcp_pcb;
 struct tcp_pcb_listen;
@@ -57,6 +58,11 @@ struct tcp_pcb *
 stk_pcb_hash_lookup(struct tcp_pcb **pcbs, struct tcp_pcb *after,
                     const struct ip_addr *local_ip, uint16_t local_port,
                     const struct ip_addr *remote_ip, uint16_t remote_port);
+
+/* A packet (payload at its IP header) that waited for a neighbour nobody
+ * answered, about to be freed (patch 0039, neigh_unres.c). */
+void stk_etharp_unresolved(struct pbuf *p);
+void stk_nd6_unresolved(struct pbuf *p);
 
 /* accel's TCP sender (patch 0008, LWIP_TCP_SENDER_HOOKS; stack/tcp_*.c).
  * An ACK for pcb, before lwIP frees the segments it acknowledges: the

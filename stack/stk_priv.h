@@ -417,6 +417,23 @@ bool stk__icmp_err_input(const uint8_t *frame, uint16_t len);
  *  connected UDP and connecting TCP sockets, packet too big for the path
  *  MTU and the MSS of TCP connections. False: on to lwIP. */
 bool stk__icmp6_err_input(const uint8_t *frame, uint16_t len);
+/** An ICMP (ICMPv6) error of this type and code about the packet `in`
+ *  (n bytes: its IP header and at least 8 bytes after) that one of our
+ *  addresses sent, checked already: the socket it concerns gets it, as
+ *  Linux's err handlers (icmp_err.c, icmp6_err.c). */
+void stk__icmp_err_quoted(const uint8_t *in, size_t n, uint8_t type,
+                          uint8_t code);
+void stk__icmp6_err_quoted(const uint8_t *in, size_t n, uint8_t type,
+                           uint8_t code);
+
+/* icmp_tcp.c */
+/** The connection from src:sport to dst:dport (a quoted segment's), or
+ *  NULL. */
+struct tcp_pcb *stk__icmp_tcp_find(const ip_addr_t *src, uint16_t sport,
+                                   const ip_addr_t *dst, uint16_t dport);
+/** An ICMP error with errno err about pcb's segment starting at seq:
+ *  a connect in SYN-SENT fails with it (Linux's tcp_v4_err/tcp_v6_err). */
+void stk__icmp_tcp_err(struct tcp_pcb *pcb, uint32_t seq, int err);
 
 /* rx_drops.c */
 /** After one frame's input: count it in rx_drop_stack (and rx_drop_csum)

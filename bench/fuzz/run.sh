@@ -10,13 +10,16 @@
 # commit is recorded, "-modified" when the tree differs).
 #
 # usage: bench/fuzz/run.sh [--runs N] [--max-time S] [--cpu N] [--out DIR]
-#                          [HARNESS...]
+#                          [--corpus DIR] [HARNESS...]
 #   --runs N      executions per harness (default 10000000)
 #   --max-time S  stop a harness after S seconds even if short of N
 #                 (default: none); the counts reached are recorded
 #   --cpu N       the CPU to pin to (default 1)
 #   --out DIR     where the results go (default bench/results)
 #   --build DIR   the fuzz build (default build-fuzz; tests/fuzz/fuzz.sh)
+#   --corpus DIR  start from and keep the corpus in DIR/HARNESS (a run in
+#                 parts: each part is recorded with the corpus it started
+#                 from; default: a temporary one, started from the seeds)
 # Exit: 0 when every harness ran without a finding, 1 otherwise.
 set -u
 HERE=$(dirname "$(readlink -f "$0")")
@@ -26,6 +29,7 @@ MAXTIME=
 CPU=1
 OUT=$REPO/bench/results
 BUILD=$REPO/build-fuzz
+CORPUS=
 HARNESSES=()
 while (($#)); do
     case $1 in
@@ -34,6 +38,7 @@ while (($#)); do
     --cpu) CPU=$2; shift ;;
     --out) OUT=$2; shift ;;
     --build) BUILD=$2; shift ;;
+    --corpus) CORPUS=$(readlink -f "$2"); shift ;;
     fuzz_*) HARNESSES+=("$1") ;;
     *)
         sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -51,18 +56,29 @@ COMMIT=$(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet HEA
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 START=$(date +%s)
 
+# Units each harness's kept corpus held at the start (--corpus).
+START_UNITS=
+if [[ -n $CORPUS ]]; then
+    hs=("${HARNESSES[@]}")
+    ((${#hs[@]})) || hs=(fuzz_frames fuzz_sockcalls fuzz_cfg fuzz_rules)
+    for h in "${hs[@]}"; do
+        START_UNITS+="$h=$(find "$CORPUS/$h" -type f 2>/dev/null | wc -l) "
+    done
+fi
 "$REPO/tests/fuzz/fuzz.sh" --runs "$RUNS" ${MAXTIME:+--max-time "$MAXTIME"} \
-    --build "$BUILD" --cpu "$CPU" --stats "$T/stats.tsv" "${HARNESSES[@]}" | tee "$T/out.txt"
+    --build "$BUILD" --cpu "$CPU" ${CORPUS:+--corpus "$CORPUS"} \
+    --stats "$T/stats.tsv" "${HARNESSES[@]}" | tee "$T/out.txt"
 rc=${PIPESTATUS[0]}
 
 python3 - "$T/stats.tsv" "$BASE" "$COMMIT" "$STAMP" "$RUNS" "${MAXTIME:-none}" \
     "$CPU" "$LOAD_START" "$(cut -d' ' -f1-3 /proc/loadavg)" \
-    "$(($(date +%s) - START))" "$(clang --version | head -1)" "$(nproc)" <<'PY'
+    "$(($(date +%s) - START))" "$(clang --version | head -1)" "$(nproc)" \
+    "${CORPUS:-none}" "${START_UNITS:-none}" <<'PY'
 import json
 import sys
 
 (stats, base, commit, stamp, runs, maxtime, cpu, load0, load1, secs, cc,
- ncpu) = sys.argv[1:]
+ ncpu, corpus, start_units) = sys.argv[1:]
 rows = []
 for line in open(stats):
     h, rc, ex, rate, cov, ft, corp, rss, dur = line.rstrip("\n").split("\t")
@@ -78,7 +94,8 @@ cond = {"commit": commit, "stamp": stamp, "target_runs": int(runs),
         "compiler": cc, "sanitizers": "address,undefined (libFuzzer)",
         "per_input_timeout_s": 10, "rss_limit_mb": 2048,
         "loadavg_start": load0, "loadavg_end": load1, "duration_s": int(secs),
-        "seeds": "tests/fuzz/corpus/<harness>, tests/fuzz/regress/<harness>"}
+        "seeds": "tests/fuzz/corpus/<harness>, tests/fuzz/regress/<harness>",
+        "kept_corpus": corpus, "kept_corpus_units_at_start": start_units}
 json.dump({"conditions": cond, "harnesses": rows}, open(base + ".json", "w"),
           indent=1)
 with open(base + ".md", "w") as f:

@@ -5,7 +5,7 @@
 # new inputs go to a temporary directory, never to the repo.
 #
 # usage: fuzz.sh [--time S | --runs N] [--max-time S] [--build DIR]
-#                [--stats FILE] [--cpu N] [HARNESS...]
+#                [--stats FILE] [--cpu N] [--corpus DIR] [HARNESS...]
 #   --time S      run each harness S seconds (default 60; the parsers half)
 #   --runs N      run each harness N executions instead (bench/fuzz/run.sh)
 #   --max-time S  with --runs: stop a harness after S seconds anyway
@@ -14,6 +14,9 @@
 #                 executions, exec/s, cov, ft, corpus units, corpus bytes,
 #                 peak RSS MB, seconds
 #   --cpu N       pin the runs to CPU N (taskset)
+#   --corpus DIR  keep the corpus in DIR/HARNESS (made if missing) instead
+#                 of a temporary directory: the next run with the same DIR
+#                 starts from it, so a long run can be done in parts
 #   HARNESS       fuzz_frames fuzz_sockcalls fuzz_cfg fuzz_rules (default all)
 #
 # Any crash, sanitizer report, leak, timeout (-timeout 10 s per input) or
@@ -30,6 +33,7 @@ RUNS=
 MAXTIME=
 STATS=
 CPU=
+CORPUS=
 HARNESSES=()
 while (($#)); do
     case $1 in
@@ -39,6 +43,7 @@ while (($#)); do
     --build) BUILD=$2; shift ;;
     --stats) STATS=$2; shift ;;
     --cpu) CPU=$2; shift ;;
+    --corpus) CORPUS=$2; shift ;;
     fuzz_*) HARNESSES+=("$1") ;;
     *)
         sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -64,7 +69,9 @@ PIN=()
 fails=0
 for h in "${HARNESSES[@]}"; do
     w=$WORK/$h
-    mkdir -p "$w/new" "$w/artifacts"
+    new=${CORPUS:+$CORPUS/$h}
+    new=${new:-$w/new}
+    mkdir -p "$new" "$w/artifacts"
     budget=()
     if [[ -n $RUNS ]]; then
         budget=(-runs="$RUNS")
@@ -75,10 +82,11 @@ for h in "${HARNESSES[@]}"; do
         budget=(-max_total_time="$t")
     fi
     start=$(date +%s)
-    # The corpus directories: new units go to the first (temporary) one.
+    # The corpus directories: new units go to the first (temporary, or
+    # --corpus) one.
     "${PIN[@]}" "$BUILD/tests/fuzz/$h" "${budget[@]}" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$w/artifacts/" \
-        "$w/new" "$REPO/tests/fuzz/corpus/$h" "$REPO/tests/fuzz/regress/$h" \
+        "$new" "$REPO/tests/fuzz/corpus/$h" "$REPO/tests/fuzz/regress/$h" \
         >"$w/log" 2>&1
     rc=$?
     secs=$(($(date +%s) - start))

@@ -16,7 +16,10 @@
 #     frames dropped by the ring, and the data path dropped nothing
 #     (tx_drop_* of accel-stat -a stay 0);
 #   - a second accel-dump on the same process is refused while one runs;
-#     after accel-dump exits the process stops copying (cap_on is 0).
+#     after accel-dump exits the process stops copying (cap_on is 0);
+#   - a SYN the runtime drops before the stack because no process of a
+#     fork family serves its listener is captured, marked with that
+#     reason.
 . "$(dirname "$(readlink -f "$0")")/../lib/netns.sh"
 
 lab_up
@@ -140,4 +143,41 @@ import struct
 b = open('/dev/shm/accel-stat-$NPID', 'rb').read(1024)
 print(struct.unpack_from('<I', b, 768)[0])")" 0
 bg_stop nginx
+
+# --- a frame dropped before the stack, for another process of the family -------
+# A listener shared by fork, in neither process accepting: the runtime has
+# nobody to give a SYN to and drops it (share_drop_noserver). Whichever
+# process polls the port drops it: both are captured.
+bg_start fam AX "$PY" -c '
+import os, socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("", 8081))
+s.listen(8)
+if os.fork() == 0:
+    s.getsockname()  # a call on the stack: the child is of the family
+    time.sleep(60)
+    os._exit(0)
+print("ready", flush=True)
+time.sleep(60)'
+wait_line "$T/fam.out" ready 20 || fail "the forked listener did not start"
+FPARENT=$(bg_pid fam)
+FCHILD=$(pgrep -P "$FPARENT" | head -1)
+slowwait 10 test -e "/dev/shm/accel-stat-$FCHILD" || fail "no region for the child"
+"$DUMP" -w "$T/fam-p.pcapng" "$FPARENT" 2>"$T/fam-p.err" &
+FD1=$!
+"$DUMP" -w "$T/fam-c.pcapng" "$FCHILD" 2>"$T/fam-c.err" &
+FD2=$!
+slowwait 10 grep -q capturing "$T/fam-p.err" || fail "accel-dump (parent) did not start"
+slowwait 10 grep -q capturing "$T/fam-c.err" || fail "accel-dump (child) did not start"
+sleep 0.6
+K curl -s -o /dev/null --max-time 2 "http://$AIP:8081/"
+kill -INT "$FD1" "$FD2" 2>/dev/null
+wait "$FD1" "$FD2" 2>/dev/null
+nd=$(($(counter "$FPARENT" share_drop_noserver) + $(counter "$FCHILD" share_drop_noserver)))
+check_ge "the family dropped the SYN (share_drop_noserver)" "$nd" 1
+check "the capture has it, marked: for another process of the family" \
+    grep -aq "accel: dropped before the stack: for another process of the family" \
+    "$T/fam-p.pcapng" "$T/fam-c.pcapng"
+bg_stop fam
 finish

@@ -144,14 +144,10 @@ TEST_F(Icmp, codes_map_to_linux_errnos)
         uint8_t type, code;
         int err;
     } cases[] = {
-        {3, 0, ENETUNREACH},
-        {3, 1, EHOSTUNREACH},
-        {3, 2, ENOPROTOOPT},
-        {3, 3, ECONNREFUSED},
-        {3, 4, EMSGSIZE},
-        {3, 7, EHOSTDOWN},
-        {3, 13, EHOSTUNREACH},
-        {12, 0, EPROTO},
+        {3, 0, 0}, // net and host unreachable: transient (RFC 1122
+        {3, 1, 0}, // 3.2.2.1), Linux's icmp_err_convert[].fatal 0
+        {3, 2, ENOPROTOOPT}, {3, 3, ECONNREFUSED},  {3, 4, EMSGSIZE},
+        {3, 7, EHOSTDOWN},   {3, 13, EHOSTUNREACH}, {12, 0, EPROTO},
         {11, 0, 0}, // time exceeded: not reported without IP_RECVERR
         {4, 0, 0},  // source quench
         {3, 16, 0}, // unknown code

@@ -137,6 +137,10 @@ adp_drop_text(uint8_t drop)
     case BASE_SR_CAP_DROP_PORT:
         return "dropped before the stack: the port flagged a bad checksum, "
                "or a chained mbuf (rx_drop_stack)";
+    case BASE_SR_CAP_DROP_SHARE:
+        return "dropped before the stack: for another process of the "
+               "family, whose ring was full or which could not take it "
+               "(share_drop_*)";
     default:
         return "dropped (a reason this accel-dump does not know)";
     }
@@ -208,7 +212,7 @@ adp_write_frame(struct adp_writer *w, const struct adp_frame *fr)
     uint32_t flags = fr->dir == BASE_SR_CAP_RX   ? EPB_FLAG_INBOUND
                      : fr->dir == BASE_SR_CAP_TX ? EPB_FLAG_OUTBOUND
                                                  : 0;
-    char comment[128];
+    char comment[256];
 
     if (flags != 0)
         opt_add(&o, EPB_FLAGS, &flags, sizeof(flags));

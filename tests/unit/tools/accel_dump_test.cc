@@ -675,6 +675,8 @@ TEST(AccelDump, PcapngCarriesDirectionAndWhyTheStackDropped)
     std::vector<Frame> frames = mixed(5);
 
     frames[0].drop = BASE_SR_CAP_KEPT;
+    frames[1].drop = BASE_SR_CAP_DROP_SHARE;
+    frames[1].dir = BASE_SR_CAP_RX;
     frames[2].drop = BASE_SR_CAP_DROP_STACK;
     frames[3].drop = BASE_SR_CAP_DROP_TXBUF;
     frames[4].drop = BASE_SR_CAP_DROP_NOBUF;
@@ -685,7 +687,7 @@ TEST(AccelDump, PcapngCarriesDirectionAndWhyTheStackDropped)
     ASSERT_TRUE(d.wait());
     t.join();
     ASSERT_EQ(d.exit_code(), 0) << d.err;
-    EXPECT_TRUE(has(d.err, "\n3 frames the stack dropped (marked)\n")) << d.err;
+    EXPECT_TRUE(has(d.err, "\n4 frames the stack dropped (marked)\n")) << d.err;
     expect_same(frames, read_pcap(file)); // libpcap reads pcapng too
 
     std::string raw = slurp(file);
@@ -702,6 +704,10 @@ TEST(AccelDump, PcapngCarriesDirectionAndWhyTheStackDropped)
         "accel: dropped by the stack (rx_drop_stack)",
         "accel: dropped: no stack memory (rx_drop_nobuf)",
         "accel: dropped: no mbuf to send it (tx_drop_nombuf)",
+        "accel: dropped before the stack: the port flagged a bad checksum, "
+        "or a chained mbuf (rx_drop_stack)",
+        "accel: dropped before the stack: for another process of the family, "
+        "whose ring was full or which could not take it (share_drop_*)",
     };
     for (size_t i = 0; i < frames.size(); i++) {
         const std::string &b = blocks[2 + i].body;
