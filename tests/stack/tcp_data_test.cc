@@ -484,3 +484,26 @@ TEST_F(Lab, tcp_info_counts_bytes_acked_and_received)
     EXPECT_EQ(acked, 5002u);
     EXPECT_EQ(received, 3001u);
 }
+
+// The retransmission timer fires when the clock jumps past it in one step
+// (a process descheduled for a while): the wheel's due slots are found a
+// bitmap word at a time, across words and past a whole lap (1024 ms).
+TEST_F(Lab, tcp_rto_fires_after_one_long_clock_step)
+{
+    for (uint32_t step_ms : {300u, 1700u}) {
+        Conn c = active_open();
+        ASSERT_EQ(send_bytes(c.s, pattern(1000)), 1000);
+        std::vector<Pkt> v = drain();
+        ASSERT_EQ(v.size(), 1u);
+        uint32_t seq = v[0].seq;
+        advance_us(100000); // 100 ms: the RTO (>= 200 ms) is not due
+        EXPECT_TRUE(drain().empty());
+        advance_us(step_ms * 1000u);
+        bool resent = false;
+        for (const Pkt &p : drain())
+            resent |= p.seq == seq && p.payload.size() == 1000;
+        EXPECT_TRUE(resent)
+            << "no retransmission after a " << step_ms << " ms step";
+        pull(c, 1000);
+    }
+}
