@@ -33,6 +33,21 @@
  * most that often. A wait that finds nothing blocks in rt_block() on both
  * fds (or plain ppoll when the data path never started).
  *
+ * Nesting: an instance inside another (epoll_ctl(outer, ADD, inner)) is
+ * registered in the outer's kernel instance as on Linux (its errors:
+ * EINVAL for itself, ELOOP for a cycle; the inner's kernel fds wake it)
+ * and, for the inner's stack sockets, by an item of the outer's own list
+ * that watches the inner (it->inner, on the inner's `watchers` list).
+ * Every event queued on the inner's ready list (a socket's change, ADD,
+ * MOD, a kernel edge) queues its watchers too, as Linux's ep_poll_callback
+ * wakes the inner's poll queue; a watcher reports EPOLLIN while an item
+ * of the inner is ready (a look at its ready list that takes nothing off
+ * it), edge-triggered once per such event. poll() and select() on the
+ * inner fd see the same (pl_ep_poll_ready). While any nesting exists the
+ * one-load shortcut of pl_ep_sock_changed is off (an item of an inner set
+ * nobody waits on stays queued, and its later events must still reach
+ * the outer).
+ *
  * Locks: the epoll lock (ep_mu) guards the interest lists and the items;
  * the ready lock (rd_mu) guards the ready lists, the items' `queued` flags
  * and the sockets' membership lists as the notify callback walks them. The
@@ -60,10 +75,13 @@
     (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLHUP | EPOLLWAKEUP | EPOLLET |        \
      EPOLLEXCLUSIVE)
 #define FLAG_BITS (EPOLLET | EPOLLONESHOT | EPOLLEXCLUSIVE | EPOLLWAKEUP)
+#define EP_MAX_NESTS 4 /* Linux's: instances nested below the outermost */
 
 struct pl_ep_item {
     struct pl_epoll *ep;
-    struct pl_sock *s; /* no reference: s unlinks itself before it dies */
+    struct pl_sock *s;      /* no reference: s unlinks itself before it dies */
+    struct pl_epoll *inner; /* instead of s: the nested instance watched */
+    struct pl_ep_item *w_next; /* the inner's watchers (rd_mu) */
     int fd;
     uint32_t events;
     epoll_data_t data;
@@ -96,10 +114,15 @@ struct pl_epoll {
      * waiting for connections, without a walk over every item (an nginx
      * worker holds thousands of connections and one or two listeners). */
     struct pl_ep_item *lis;
+    /* Items of other instances watching this one (nesting; rd_mu), and
+     * the events queued here since it was made (their edges). */
+    struct pl_ep_item *watchers;
+    uint32_t wgen;
 };
 
 static pthread_mutex_t ep_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t rd_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int nested; /* watcher items in the process */
 
 static void drain_shadow(struct pl_epoll *ep);
 static bool is_listener(const struct pl_sock *s);
@@ -144,11 +167,28 @@ rd_remove(struct pl_ep_item *it)
     it->queued = false;
 }
 
+/* An event for it: on its ready list, and every instance watching its
+ * instance is told (Linux wakes the instance's poll queue at each event,
+ * queued already or not). depth: Linux's limit of nested instances.
+ * rd_mu held. */
+static void
+rd_notify(struct pl_ep_item *it, int depth)
+{
+    struct pl_epoll *ep = it->ep;
+
+    rd_queue(it);
+    if (ep->watchers == NULL || depth > EP_MAX_NESTS)
+        return;
+    ep->wgen++;
+    for (struct pl_ep_item *w = ep->watchers; w != NULL; w = w->w_next)
+        rd_notify(w, depth + 1);
+}
+
 static void
 queue_item(struct pl_ep_item *it)
 {
     pthread_mutex_lock(&rd_mu);
-    rd_queue(it);
+    rd_notify(it, 0);
     pthread_mutex_unlock(&rd_mu);
 }
 
@@ -159,12 +199,13 @@ queue_item(struct pl_ep_item *it)
 void
 pl_ep_sock_changed(struct pl_sock *s)
 {
-    if (atomic_load_explicit(&s->ep_queued, memory_order_relaxed) ||
+    if ((atomic_load_explicit(&s->ep_queued, memory_order_relaxed) &&
+         atomic_load_explicit(&nested, memory_order_relaxed) == 0) ||
         __atomic_load_n(&s->ep_items, __ATOMIC_RELAXED) == NULL)
         return;
     pthread_mutex_lock(&rd_mu);
     for (struct pl_ep_item *it = s->ep_items; it != NULL; it = it->s_next)
-        rd_queue(it);
+        rd_notify(it, 0);
     atomic_store_explicit(&s->ep_queued, true, memory_order_relaxed);
     pthread_mutex_unlock(&rd_mu);
 }
@@ -183,8 +224,14 @@ ep_link(struct pl_epoll *ep, struct pl_ep_item *it)
     }
     ep->nitems++;
     pthread_mutex_lock(&rd_mu);
-    it->s_next = it->s->ep_items;
-    __atomic_store_n(&it->s->ep_items, it, __ATOMIC_RELAXED);
+    if (it->inner != NULL) {
+        it->w_next = it->inner->watchers;
+        it->inner->watchers = it;
+        atomic_fetch_add(&nested, 1);
+    } else {
+        it->s_next = it->s->ep_items;
+        __atomic_store_n(&it->s->ep_items, it, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&rd_mu);
 }
 
@@ -239,16 +286,26 @@ ep_unlink(struct pl_ep_item *it)
     ep->nitems--;
 }
 
+/* Unlink it from its socket's list (a watcher: its inner's). */
 static void
 sock_unlink(struct pl_ep_item *it)
 {
-    struct pl_ep_item **pp = &it->s->ep_items;
+    struct pl_ep_item **pp;
 
     pthread_mutex_lock(&rd_mu);
-    while (*pp != NULL && *pp != it)
-        pp = &(*pp)->s_next;
-    if (*pp != NULL)
-        __atomic_store_n(pp, it->s_next, __ATOMIC_RELAXED);
+    if (it->inner != NULL) {
+        for (pp = &it->inner->watchers; *pp != NULL && *pp != it;)
+            pp = &(*pp)->w_next;
+        if (*pp != NULL) {
+            *pp = it->w_next;
+            atomic_fetch_sub(&nested, 1);
+        }
+    } else {
+        for (pp = &it->s->ep_items; *pp != NULL && *pp != it;)
+            pp = &(*pp)->s_next;
+        if (*pp != NULL)
+            __atomic_store_n(pp, it->s_next, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&rd_mu);
 }
 
@@ -275,6 +332,15 @@ ep_destroy(struct pl_fd *f)
         ep_unlink(it);
         sock_unlink(it);
         free(it);
+    }
+    /* Closed for good: it leaves the instances it was nested in, as Linux
+     * (eventpoll_release). */
+    while (ep->watchers != NULL) {
+        struct pl_ep_item *w = ep->watchers;
+
+        ep_unlink(w);
+        sock_unlink(w);
+        free(w);
     }
     pthread_mutex_unlock(&ep_mu);
     if (ep->shadow >= 0)
@@ -317,6 +383,71 @@ shadow_ctl(struct pl_epoll *ep, int op, int fd, struct epoll_event *kev)
     return libc_epoll_ctl(ep->shadow, op, fd, kev) < 0 ? -errno : 0;
 }
 
+/* The item of ep watching the nested instance `in` as fd. ep_mu held. */
+static struct pl_ep_item *
+watcher_find(struct pl_epoll *ep, int fd, struct pl_epoll *in)
+{
+    struct pl_ep_item *w;
+
+    pthread_mutex_lock(&rd_mu);
+    for (w = in->watchers; w != NULL; w = w->w_next)
+        if (w->ep == ep && w->fd == fd)
+            break;
+    pthread_mutex_unlock(&rd_mu);
+    return w;
+}
+
+/* epoll_ctl(epfd, op, fd) where fd is another instance, `in`: the kernel
+ * registration first (Linux's checks: itself, cycles, depth; and the
+ * inner's kernel fds), then ep's item watching in's stack sockets. */
+static int
+nest_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct pl_epoll *in,
+         struct epoll_event *ev)
+{
+    struct pl_ep_item *w;
+    int rc = (int)pl_sysret(libc_epoll_ctl(epfd, op, fd, ev));
+
+    if (rc < 0)
+        return rc;
+    pthread_mutex_lock(&ep_mu);
+    w = watcher_find(ep, fd, in);
+    switch (op) {
+    case EPOLL_CTL_ADD:
+        if (w == NULL) {
+            w = calloc(1, sizeof(*w));
+            if (w == NULL) {
+                libc_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, ev);
+                rc = -ENOMEM;
+                break;
+            }
+            w->ep = ep;
+            w->inner = in;
+            w->fd = fd;
+            ep_link(ep, w);
+        }
+        /* fall through */
+    case EPOLL_CTL_MOD:
+        if (w == NULL)
+            break;
+        w->events = ev->events;
+        w->data = ev->data;
+        w->pending = true;
+        w->disabled = false;
+        w->last_gen = in->wgen;
+        queue_item(w);
+        break;
+    case EPOLL_CTL_DEL:
+        if (w != NULL) {
+            ep_unlink(w);
+            sock_unlink(w);
+            free(w);
+        }
+        break;
+    }
+    pthread_mutex_unlock(&ep_mu);
+    return rc;
+}
+
 int
 pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
 {
@@ -329,6 +460,11 @@ pl_ep_ctl(struct pl_epoll *ep, int epfd, int op, int fd, struct epoll_event *ev)
 
     ep->epfd = epfd;
     f = pl_fdt_get(fd);
+    if (pl_epoll_of(f) != NULL && pl_epoll_of(f) != ep) {
+        rc = nest_ctl(ep, epfd, op, fd, pl_epoll_of(f), ev);
+        pl_fd_put(f);
+        return rc;
+    }
     s = pl_sock_of(f);
     if (s == NULL || pl_sock_state(s) == PL_SOCK_KERNEL) {
         pl_fd_put(f);
@@ -517,7 +653,9 @@ take_some(struct pl_epoll *ep, int k, uint64_t scan)
     pthread_mutex_lock(&rd_mu);
     while (k-- > 0 && (it = ep->r_head) != NULL && it->scan != scan) {
         rd_remove(it);
-        atomic_store_explicit(&it->s->ep_queued, false, memory_order_relaxed);
+        if (it->s != NULL)
+            atomic_store_explicit(&it->s->ep_queued, false,
+                                  memory_order_relaxed);
         it->scan = scan;
         *tail = it;
         tail = &it->l_next;
@@ -527,25 +665,102 @@ take_some(struct pl_epoll *ep, int k, uint64_t scan)
     return list;
 }
 
+static bool inner_ready(struct pl_epoll *ep, int depth);
+
+/* What the item's file reports now (*gen: its event generation, for
+ * EPOLLET), before the item's own mask. ep_mu held. */
+static uint32_t
+item_events(struct pl_ep_item *it, uint32_t *gen, int depth)
+{
+    struct pl_sock *s = it->s;
+
+    *gen = 0;
+    if (it->inner != NULL) {
+        /* The nested instance: EPOLLIN while one of its stack items is
+         * ready. Level-triggered, its kernel side is the outer kernel
+         * instance's to report (it is registered there). */
+        *gen = it->inner->wgen;
+        if (!(it->events & EPOLLET) &&
+            (kernel_events(it->inner->epfd, EPOLLIN) & EPOLLIN))
+            return 0;
+        return depth < EP_MAX_NESTS && inner_ready(it->inner, depth + 1)
+                   ? EPOLLIN
+                   : 0;
+    }
+    if (pl_sock_live(s))
+        return pl_sock_events(s, it->fd, gen);
+    if (pl_sock_state(s) == PL_SOCK_UNDECIDED)
+        return kernel_events(it->fd, it->events & ~FLAG_BITS);
+    return 0;
+}
+
+/* Would the item report now? (Nothing changes: a look from outside.) */
+static bool
+item_ready(struct pl_ep_item *it, int depth)
+{
+    uint32_t gen, ev;
+
+    if (it->disabled)
+        return false;
+    ev = item_events(it, &gen, depth);
+    if ((ev & (it->events | EPOLLERR | EPOLLHUP) & ~FLAG_BITS) == 0)
+        return false;
+    return !(it->events & EPOLLET) || it->pending || gen != it->last_gen;
+}
+
+/* Does an item on ep's ready list report now (Linux's
+ * ep_read_events_proc, for poll on an epoll fd)? The list stays as it is.
+ * ep_mu held. */
+static bool
+inner_ready(struct pl_epoll *ep, int depth)
+{
+    struct pl_ep_item **v, *it;
+    size_t n = 0, cap = 0;
+    bool ready = false;
+
+    pthread_mutex_lock(&rd_mu);
+    for (it = ep->r_head; it != NULL; it = it->r_next)
+        cap++;
+    v = cap != 0 ? malloc(cap * sizeof(*v)) : NULL;
+    for (it = ep->r_head; v != NULL && it != NULL; it = it->r_next)
+        v[n++] = it;
+    pthread_mutex_unlock(&rd_mu);
+    /* The items stay: unlinking and freeing one takes ep_mu. */
+    for (size_t i = 0; i < n && !ready; i++)
+        ready = item_ready(v[i], depth);
+    free(v);
+    return ready;
+}
+
+bool
+pl_ep_poll_ready(struct pl_epoll *ep)
+{
+    bool ready;
+
+    pthread_mutex_lock(&ep_mu);
+    if (rt_started()) {
+        rt_lock();
+        rt_poll();
+        rt_unlock();
+    }
+    ready = inner_ready(ep, 0);
+    pthread_mutex_unlock(&ep_mu);
+    return ready;
+}
+
 /* Look at one item taken from the ready list: true (and *out filled) if
  * it reports; *keep if it goes back on the list (a level-triggered item
  * that reported, a listener). ep_mu held. */
 static bool
 look(struct pl_ep_item *it, struct epoll_event *out, bool *keep)
 {
-    struct pl_sock *s = it->s;
-    uint32_t ev, gen = 0, ready;
+    uint32_t ev, gen, ready;
 
     *keep = false;
     if (it->disabled)
         return false;
-    if (pl_sock_live(s))
-        ev = pl_sock_events(s, it->fd, &gen);
-    else if (pl_sock_state(s) == PL_SOCK_UNDECIDED)
-        ev = kernel_events(it->fd, it->events & ~FLAG_BITS);
-    else
-        ev = 0;
-    *keep = is_listener(s);
+    ev = item_events(it, &gen, 0);
+    *keep = it->s != NULL && is_listener(it->s);
     ready = ev & (it->events | EPOLLERR | EPOLLHUP) & ~FLAG_BITS;
     if (ready == 0)
         return false;

@@ -14,6 +14,7 @@
 #ifndef ACCEL_PL_EPOLL_H
 #define ACCEL_PL_EPOLL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/epoll.h>
 
@@ -42,6 +43,10 @@ pl_epoll_of(struct pl_fd *f)
 /** True when the instance has never held a socket of ours (its waits are
  *  plain kernel waits). */
 int pl_ep_is_plain(const struct pl_epoll *ep);
+
+/** poll() or select() on the instance's fd: whether one of its stack
+ *  sockets is ready (its kernel fds: a kernel poll of the fd). */
+bool pl_ep_poll_ready(struct pl_epoll *ep);
 
 /** The socket's state changed (the stack's notify callback, rt_lock
  *  held): queue its items on their instances' ready lists. */

@@ -19,6 +19,7 @@
 #include <sys/select.h>
 
 #include "clock.h"
+#include "epoll.h"
 #include "fdtable.h"
 #include "libc.h"
 #include "pl.h"
@@ -32,6 +33,7 @@ enum { SLOT_KERNEL = 0, SLOT_ACCEL, SLOT_STALE };
 
 struct split {
     struct pl_sock **socks; /* per fds[i]: our live socket or NULL */
+    struct pl_epoll **eps;  /* per fds[i]: an epoll instance holding some */
     unsigned char *kind;    /* SLOT_* per fds[i] */
     struct pollfd *k;       /* kernel fds, then kernel sides of sockets */
     nfds_t *kidx;           /* fds index of each k[] entry (kernel part) */
@@ -54,7 +56,12 @@ split_free(struct split *sp, nfds_t n)
         for (nfds_t i = 0; i < n; i++)
             if (sp->socks[i] != NULL)
                 pl_fd_put(&sp->socks[i]->hdr);
+    if (sp->eps != NULL)
+        for (nfds_t i = 0; i < n; i++)
+            if (sp->eps[i] != NULL)
+                pl_fd_put((struct pl_fd *)sp->eps[i]);
     free(sp->socks);
+    free(sp->eps);
     free(sp->kind);
     free(sp->k);
     free(sp->kidx);
@@ -65,11 +72,12 @@ split_init(struct split *sp, struct pollfd *fds, nfds_t n)
 {
     memset(sp, 0, sizeof(*sp));
     sp->socks = calloc(n, sizeof(*sp->socks));
+    sp->eps = calloc(n, sizeof(*sp->eps));
     sp->kind = calloc(n, 1);
     sp->k = calloc(2 * n, sizeof(*sp->k));
     sp->kidx = calloc(n, sizeof(*sp->kidx));
-    if (sp->socks == NULL || sp->kind == NULL || sp->k == NULL ||
-        sp->kidx == NULL)
+    if (sp->socks == NULL || sp->eps == NULL || sp->kind == NULL ||
+        sp->k == NULL || sp->kidx == NULL)
         return -ENOMEM;
     for (nfds_t i = 0; i < n; i++) {
         struct pl_fd *f = fds[i].fd >= 0 ? pl_fdt_get(fds[i].fd) : NULL;
@@ -83,7 +91,12 @@ split_init(struct split *sp, struct pollfd *fds, nfds_t n)
         }
         if (s != NULL && pl_sock_state(s) == PL_SOCK_ACCEL)
             sp->kind[i] = SLOT_STALE;
-        pl_fd_put(f);
+        /* An epoll fd holding sockets of ours: its kernel fds through the
+         * kernel poll, its stack sockets through pl_ep_poll_ready. */
+        if (pl_epoll_of(f) != NULL && !pl_ep_is_plain(pl_epoll_of(f)))
+            sp->eps[i] = pl_epoll_of(f);
+        else
+            pl_fd_put(f);
         if (sp->kind[i] == SLOT_KERNEL) {
             sp->kidx[sp->nk] = i;
             sp->k[sp->nk++] = fds[i];
@@ -160,6 +173,16 @@ mixed_poll(struct pollfd *fds, nfds_t n, int64_t deadline, const sigset_t *mask,
             for (nfds_t j = 0; j < sp.nk; j++)
                 fds[sp.kidx[j]].revents = sp.k[j].revents;
             count += k;
+        }
+        for (nfds_t i = 0; i < n; i++) {
+            short in = (short)(fds[i].events & (POLLIN | POLLRDNORM));
+
+            if (sp.eps[i] == NULL || in == 0 || (fds[i].revents & in) ||
+                !pl_ep_poll_ready(sp.eps[i]))
+                continue;
+            if (fds[i].revents == 0)
+                count++;
+            fds[i].revents |= in;
         }
         if (count > 0) {
             rc = count;

@@ -86,7 +86,8 @@ TEST_F(Unreach, icmp_host_unreachable_quoting_the_syn_fails_the_connect)
     stk_sock *s = tcp_sock();
     Pkt syn = syn_to_peer(s);
     icmp_about(3, 1, seg_of(syn));
-    EXPECT_EQ(events(s) & (EPOLLERR | EPOLLHUP), (uint32_t)(EPOLLERR | EPOLLHUP));
+    EXPECT_EQ(events(s) & (EPOLLERR | EPOLLHUP),
+              (uint32_t)(EPOLLERR | EPOLLHUP));
     EXPECT_EQ(so_error(s), EHOSTUNREACH);
     EXPECT_EQ(so_error(s), 0);
     // No RST for a connection that never synchronized, no SYN again.
@@ -101,7 +102,7 @@ TEST_F(Unreach, icmp_port_unreachable_and_time_exceeded_map_as_linux)
         uint8_t type, code;
         int err;
     } cases[] = {
-        {3, 3, ECONNREFUSED}, {3, 0, ENETUNREACH}, {3, 13, EHOSTUNREACH},
+        {3, 3, ECONNREFUSED},  {3, 0, ENETUNREACH}, {3, 13, EHOSTUNREACH},
         {11, 0, EHOSTUNREACH}, {12, 0, EPROTO},
     };
     for (auto &c : cases) {
