@@ -16,8 +16,10 @@
 #   --delay 20: ping -U RTT 38-60 ms (ping without -U times replies from
 #     their arrival on veth-k, before the "in" delay); applied twice: still
 #     ~40 ms and one daemon (replaced, not stacked); --delay 10:5 spreads it;
-#   --delay 10: a kernel TCP sender still gets > 100 Mbit/s (TCP small queues
-#     would cap it at ~5 Mbit/s if held packets still belonged to it);
+#   --delay 10: a kernel TCP sender still gets > 30 Mbit/s (TCP small queues
+#     would cap it at ~5 Mbit/s if held packets still belonged to it; an
+#     idle machine gives some 200-300, a CI machine busy with other work has
+#     given 95, so the floor only tells the two apart);
 #   --corrupt 10: the receivers' UdpInCsumErrors grow by what the daemon
 #     corrupted (5-20 %), and a capture shows bad UDP checksums;
 #   --rate 50: a 200 Mbit/s UDP flood arrives at 35-60 Mbit/s each way;
@@ -166,7 +168,7 @@ if command -v iperf3 >/dev/null; then
     busywait 5000 eval "A ss -Htln | grep -q ':5201'" || fail "iperf3 server did not start"
     mbit=$(K iperf3 -c "$AIP" -p 5201 -t 2 -J | $PY -c \
         'import json,sys; print(int(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))')
-    check_ge "--delay 10: a kernel TCP sender in $NS_K gets Mbit/s" "$mbit" 100
+    check_ge "--delay 10: a kernel TCP sender in $NS_K gets Mbit/s" "$mbit" 30
     wait
 else
     check_fail "iperf3 not installed (tools/debian-packages.txt lists it)"
