@@ -205,6 +205,13 @@ void rt__steer4_port(int proto, uint16_t port, bool on);
 void rt__steer4_flow(const struct stk_flow *f, bool on);
 void rt__steer4_arp(uint32_t ip);
 void rt__steer4_nd(const uint8_t target[16]);
+/* xdpsynck.c: SYN cookies answered by the XDP program */
+struct stk_synck_arm;
+/** The stack's link op syn_cookies: the program answers a's port for a
+ *  second (stack lock held). */
+void rt__xdp_synck_arm(const struct stk_synck_arm *a);
+/** Count the program's last cookies and let go of its maps (exit). */
+void rt__xdp_synck_close(void);
 /** Keep fd open until the steering entry of f goes (its pcb is freed);
  *  closed at once if f has none. Stack lock held. */
 void rt__steer4_hold(const struct stk_flow *f, int fd);

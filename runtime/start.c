@@ -386,6 +386,7 @@ port_close_at_exit(void)
             rt__tx_send_all();
             linger_at_exit();
             rt__impair_exit();
+            rt__xdp_synck_close();
             if (rt__share_exit() && rt__mf_may_close()) {
                 rt__mf_own_closing();
                 rt__port_close(port_id);
@@ -472,6 +473,13 @@ steer_nd(void *ctx, const uint8_t target[16])
     rt__steer4_nd(target);
 }
 
+static void
+synck_arm(void *ctx, const struct stk_synck_arm *a)
+{
+    (void)ctx;
+    rt__xdp_synck_arm(a);
+}
+
 /* ACCEL_IP6 and ACCEL_GATEWAY6 on the netif (stack lock held). */
 static int
 start_ip6(void)
@@ -519,6 +527,11 @@ start_stack(struct stk_netif_cfg *nc)
         nc->link.arp_request = base_cfg.ip_shared ? steer_arp : NULL;
         nc->link.nd_request = base_cfg.ip6_shared ? steer_nd : NULL;
     }
+    /* The port's owner on an af_xdp port with accel's program (a joined
+     * process, or one served by the broker, cannot reach its maps). */
+    if (rt__port.is_xdp && base_cfg.xdp_steer && base_cfg.vdev[0] == '\0' &&
+        !rt__broker_active && !rt__remote)
+        nc->link.syn_cookies = synck_arm;
     rc = rt__impair_start();
     if (rc != 0)
         return rc;

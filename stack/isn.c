@@ -42,6 +42,15 @@ isn_keygen(void)
     isn_keyed = true;
 }
 
+void
+stk__isn_key(uint64_t key[2])
+{
+    if (!isn_keyed)
+        isn_keygen();
+    key[0] = isn_key[0];
+    key[1] = isn_key[1];
+}
+
 /* The 4-tuple as SipHash's message words; returns how many (at most 5). */
 static size_t
 tuple_words(uint64_t *m, const struct ip_addr *local_ip, uint16_t local_port,

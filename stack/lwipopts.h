@@ -258,6 +258,10 @@ unsigned short stk_chksum(const void *data, int len);
                                  ackno, pcb)                                   \
     stk_tcp_listen_ack((lpcb), (hdr), (optlen), (opt1len), (opt2), (seqno),    \
                        (ackno), (pcb))
+/* A pure ACK to a TIME-WAIT pcb carrying a valid cookie for its port pair
+ * ends TIME-WAIT (patch 0041): its SYN was answered by the XDP program. */
+#define LWIP_HOOK_TCP_TW_COOKIE(hdr, seqno, ackno)                             \
+    stk_tcp_tw_cookie((hdr), (seqno), (ackno))
 /* Out-of-order segments held (each a whole frame): per connection, and
  * per process in all (stack/tcp_rx.c). */
 #define STK_OOSEQ_SEGS_PER_CONN 4096u

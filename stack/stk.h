@@ -27,6 +27,17 @@ extern "C" {
 
 struct stk_flow;
 
+/** What accel's XDP program needs to answer a flooded listener's SYNs
+ *  with cookies the stack accepts (link op syn_cookies; the cookie's
+ *  arithmetic is stack/stk_synck.h). */
+struct stk_synck_arm {
+    uint64_t key[2];     /* the ISN's secret */
+    uint16_t port;       /* the listener's, host order */
+    uint16_t mss4, mss6; /* the SYN-ACK's MSS option, per family */
+    uint16_t wnd;        /* its window (unscaled) */
+    uint8_t wscale;      /* its window scale option */
+};
+
 /** Frame output, provided by the port layer (runtime) or a test netif. */
 struct stk_link_ops {
     /** Return a buffer of at least len bytes for one frame, and an opaque
@@ -55,6 +66,11 @@ struct stk_link_ops {
     /** The same for IPv6: the target of a neighbour solicitation the
      *  stack sends (16 bytes). */
     void (*nd_request)(void *ctx, const uint8_t target[16]);
+    /** Optional: a listener's SYNs find its backlog full and are being
+     *  answered with SYN cookies; the port may answer the next ones
+     *  itself for a while (an XDP program: runtime/xdpsynck.c). Called at
+     *  most once a second per listener while the flood lasts. */
+    void (*syn_cookies)(void *ctx, const struct stk_synck_arm *a);
 };
 
 /** Offloads the port performs, so the stack skips the work. */

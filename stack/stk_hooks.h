@@ -88,6 +88,11 @@ int stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
 int stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
                        uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
                        uint32_t seqno, uint32_t ackno, struct tcp_pcb **pcb);
+/** A pure ACK to a TIME-WAIT pcb (patch 0041): non-zero when it answers a
+ *  SYN cookie sent for its 4-tuple within two minutes (a new connection
+ *  whose SYN never reached the stack). */
+int stk_tcp_tw_cookie(const struct tcp_hdr *hdr, uint32_t seqno,
+                      uint32_t ackno);
 /** ... and after: loss detection, congestion control, the timer. */
 void stk_tcp_ack_done(struct tcp_pcb *pcb);
 /** SYN-SENT: the SYN seg was acknowledged (it is about to be freed). */

@@ -189,13 +189,16 @@ struct stk_lgroup {
     struct tcp_pcb *lpcb;
     struct stk_sock *head; /* members, in listen() order, via lg_next */
     uint32_t n;
-    uint64_t cookie_ns; /* the last SYN cookie sent (syncookie.c); 0 */
+    uint64_t cookie_ns;  /* the last SYN cookie sent (syncookie.c); 0 */
+    uint64_t xdp_ask_ns; /* the last link op syn_cookies for it; 0 */
 };
 
 /** Some member of g has room in its accept queue. */
 bool stk__group_has_room(const struct stk_lgroup *g);
 
 /* isn.c */
+/** The ISN's secret (made on first use). */
+void stk__isn_key(uint64_t key[2]);
 /** A keyed hash (the ISN's secret) of a 4-tuple and salt: SYN cookies. */
 uint32_t stk__tuple_hash(const struct ip_addr *local_ip, uint16_t local_port,
                          const struct ip_addr *remote_ip, uint16_t remote_port,

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "lwip/ip.h"
+#include "lwip/netif.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/tcp.h"
 #include "lwip/sys.h"
@@ -35,22 +36,21 @@
 #include "stats.h"
 #include "stk_hooks.h"
 #include "stk_priv.h"
+#include "stk_synck.h"
 #include "tcp_snd.h"
 
-#define COOKIE_BITS 24
-#define COOKIE_MASK ((1u << COOKIE_BITS) - 1)
 #define COOKIE_AGE_MAX 2u /* minutes (MAX_SYNCOOKIE_AGE) */
 #define COOKIE_RECENT_NS (120ull * 1000000000ull)
-#define MINUTE_NS (60ull * 1000000000ull)
-#define TSBITS 6
-#define TS_WSCALE_NONE 0xfu
-#define TS_SACK 0x10u
-#define SALT_H1 0x636f6f6b69653131ull /* "cookie11" */
-#define SALT_H2 0x636f6f6b69653200ull /* "cookie2\0" + the minute */
+/* The XDP program answers a flooded listener's SYNs for this long after
+ * the stack asked it to (link op syn_cookies); asked again at most this
+ * often while SYNs still reach a full backlog. */
+#define XDP_ASK_NS 1000000000ull
 
-/* Linux's msstab (IPv4) and msstab for IPv6 (1280/1480/1500/9000 - 60). */
-static const uint16_t mss4[] = {536, 1300, 1440, 1460};
-static const uint16_t mss6[] = {1220, 1420, 1440, 8940};
+/* The last cookie any listener sent (0: none yet). */
+static uint64_t last_cookie_ns;
+
+static const uint16_t mss4[] = STK_SYNCK_MSS4;
+static const uint16_t mss6[] = STK_SYNCK_MSS6;
 
 /* A SYN's options. */
 struct syn_opts {
@@ -97,7 +97,7 @@ syn_opts(const struct tcp_hdr *h, uint16_t optlen, uint16_t opt1len,
 static uint32_t
 minute(void)
 {
-    return (uint32_t)(stk__now_ns() / MINUTE_NS);
+    return (uint32_t)(stk__now_ns() / STK_SYNCK_MINUTE_NS);
 }
 
 /* The segment's 4-tuple from the stack's side. */
@@ -113,8 +113,9 @@ cookie_make(const struct tcp_hdr *h, uint32_t sseq, uint32_t mssind)
 {
     uint32_t count = minute();
 
-    return hash(h, SALT_H1) + sseq + (count << COOKIE_BITS) +
-           ((hash(h, SALT_H2 | (count & 0xff)) + mssind) & COOKIE_MASK);
+    return stk_synck_make(hash(h, STK_SYNCK_SALT_H1),
+                          hash(h, STK_SYNCK_SALT_H2 | (count & 0xff)), sseq,
+                          count, mssind);
 }
 
 /* The MSS index a cookie holds, or -1 when it is not one of ours or too
@@ -124,11 +125,13 @@ cookie_check(const struct tcp_hdr *h, uint32_t cookie, uint32_t sseq)
 {
     uint32_t count = minute(), diff, data;
 
-    cookie -= hash(h, SALT_H1) + sseq;
-    diff = (count - (cookie >> COOKIE_BITS)) & (0xffffffffu >> COOKIE_BITS);
+    cookie -= hash(h, STK_SYNCK_SALT_H1) + sseq;
+    diff =
+        (count - (cookie >> STK_SYNCK_BITS)) & (0xffffffffu >> STK_SYNCK_BITS);
     if (diff >= COOKIE_AGE_MAX)
         return -1;
-    data = (cookie - hash(h, SALT_H2 | ((count - diff) & 0xff))) & COOKIE_MASK;
+    data = (cookie - hash(h, STK_SYNCK_SALT_H2 | ((count - diff) & 0xff))) &
+           STK_SYNCK_MASK;
     return data < 4 ? (int)data : -1;
 }
 
@@ -180,6 +183,40 @@ synack_opts(uint8_t *o, uint16_t mss, const struct syn_opts *so, uint32_t tsval)
     return n;
 }
 
+/* Ask the port to answer lpcb's next SYNs itself (link op syn_cookies):
+ * in the XDP program a flood costs neither a trip through the XSK nor the
+ * stack. The SYN-ACK it sends is the one stk_tcp_syn_full would. */
+static void
+xdp_ask(struct tcp_pcb_listen *lpcb, struct stk_lgroup *g)
+{
+    const struct stk_link_ops *l = stk__link();
+    struct netif *nif = ip_current_netif();
+    struct stk_synck_arm a = {.port = lpcb->local_port,
+                              .wnd = TCPWND_MIN16(TCP_WND),
+                              .wscale = TCP_RCV_SCALE};
+    uint64_t now = stk__now_ns();
+    uint16_t m4 = TCP_MSS, m6 = TCP_MSS;
+
+    if (l->syn_cookies == NULL || nif == NULL ||
+        (g->xdp_ask_ns != 0 && now - g->xdp_ask_ns < XDP_ASK_NS))
+        return;
+    g->xdp_ask_ns = now;
+    /* The program answers the port whatever the address and family: every
+     * listener on it takes the ACKs of those cookies. */
+    for (struct tcp_pcb_listen *o = tcp_listen_pcbs.listen_pcbs; o != NULL;
+         o = o->next)
+        if (o->local_port == lpcb->local_port && o->callback_arg != NULL)
+            ((struct stk_lgroup *)o->callback_arg)->cookie_ns = now;
+    if (nif->mtu > 40 && nif->mtu - 40 < m4)
+        m4 = (uint16_t)(nif->mtu - 40);
+    if (netif_mtu6(nif) > 60 && netif_mtu6(nif) - 60 < m6)
+        m6 = (uint16_t)(netif_mtu6(nif) - 60);
+    a.mss4 = TCP_MSS_CLAMP_USER(lpcb, m4);
+    a.mss6 = TCP_MSS_CLAMP_USER(lpcb, m6);
+    stk__isn_key(a.key);
+    l->syn_cookies(l->ctx, &a);
+}
+
 int
 stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
                  uint16_t optlen, uint16_t opt1len, const uint8_t *opt2,
@@ -202,16 +239,8 @@ stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
         if (so.mss >= tab[mssind])
             break;
     iss = cookie_make(hdr, seqno, mssind);
-    if (so.ts) {
-        uint32_t now = sys_now(),
-                 o = so.wscale == 0xff ? TS_WSCALE_NONE : so.wscale;
-
-        if (so.sack)
-            o |= TS_SACK;
-        tsval = (now >> TSBITS << TSBITS) | o;
-        if (tsval > now)
-            tsval -= 1u << TSBITS;
-    }
+    if (so.ts)
+        tsval = stk_synck_tsval(sys_now(), so.wscale, so.sack);
     mss = TCP_MSS_CLAMP_USER(lpcb,
                              tcp_eff_send_mss(TCP_MSS, ip_current_dest_addr(),
                                               ip_current_src_addr()));
@@ -230,8 +259,9 @@ stk_tcp_syn_full(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     t->urgp = 0;
     memcpy(t + 1, opts, olen);
     tcp_output_stateless(p, ip_current_dest_addr(), ip_current_src_addr());
-    g->cookie_ns = stk__now_ns();
+    g->cookie_ns = last_cookie_ns = stk__now_ns();
     BASE_STAT_INC(tcp_syncookies_sent);
+    xdp_ask(lpcb, g);
     return 1;
 }
 
@@ -244,7 +274,7 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     const uint16_t *tab = ip_current_is_v6() ? mss6 : mss4;
     struct stk_tcp_opts o;
     struct tcp_pcb *npcb;
-    uint32_t iss = ackno - 1, opt = TS_WSCALE_NONE;
+    uint32_t iss = ackno - 1, opt = STK_SYNCK_TS_WSCALE_NONE;
     int mssind;
 
     stk__seg_opts_forget(); /* not validated: a new segment for the hook */
@@ -262,7 +292,7 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     }
     stk__tcp_opts(hdr, optlen, opt1len, opt2, &o);
     if (o.ts)
-        opt = o.tsecr & ((1u << TSBITS) - 1);
+        opt = o.tsecr & ((1u << STK_SYNCK_TSBITS) - 1);
     if (lpcb->accepts_pending == 0xffff) {
         BASE_STAT_INC(tcp_listen_overflow);
         return 1; /* the count is 16-bit (patch 0037): as a full queue */
@@ -292,13 +322,13 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
         tcp_set_flags(npcb, TF_TIMESTAMP);
         npcb->ts_recent = o.tsval;
         npcb->ts_lastacksent = npcb->rcv_nxt;
-        if ((opt & 0xf) != TS_WSCALE_NONE) {
+        if ((opt & 0xf) != STK_SYNCK_TS_WSCALE_NONE) {
             npcb->snd_scale = (u8_t)(opt & 0xf);
             npcb->rcv_scale = TCP_RCV_SCALE;
             tcp_set_flags(npcb, TF_WND_SCALE);
             npcb->rcv_wnd = npcb->rcv_ann_wnd = TCP_WND;
         }
-        if (opt & TS_SACK)
+        if (opt & STK_SYNCK_TS_SACK)
             tcp_set_flags(npcb, TF_SACK);
     }
     npcb->snd_wnd = SND_WND_SCALE(npcb, hdr->wnd);
@@ -314,4 +344,13 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     BASE_STAT_INC(tcp_syncookies_recv);
     *out = npcb;
     return 2;
+}
+
+int
+stk_tcp_tw_cookie(const struct tcp_hdr *hdr, uint32_t seqno, uint32_t ackno)
+{
+    if (last_cookie_ns == 0 ||
+        stk__now_ns() - last_cookie_ns > COOKIE_RECENT_NS)
+        return 0;
+    return cookie_check(hdr, ackno - 1, seqno - 1) >= 0;
 }

@@ -11,7 +11,9 @@ usage: point.py --wrk-point FILE --point NAME --rate none|max|PPS
 wrk point with the flood's figures (flood_pps: frames/s actually sent),
 rss_kb [before, after] and the counters' increase under common names
 (syncookies_sent, syncookies_recv, syncookies_failed, listen_overflow; the
-kernel's also listen_drops, reqq_full_cookies, reqq_full_drop). A flood
+kernel's also listen_drops, reqq_full_cookies, reqq_full_drop; accel's also
+syncookies_stack and syncookies_xdp, the two parts of syncookies_sent, and
+syncookies_xdp_asks, syncookies_xdp_lost). A flood
 point without the sender's result fails; one where wrk ran its time and
 exited without completing a request is a measured 0 req/s, not a failure
 (the flood denied service).
@@ -21,9 +23,11 @@ import json
 import re
 import sys
 
-ACCEL = {"tcp_syncookies_sent": "syncookies_sent", "tcp_syncookies_recv": "syncookies_recv",
+ACCEL = {"tcp_syncookies_sent": "syncookies_stack", "tcp_syncookies_recv": "syncookies_recv",
          "tcp_syncookies_failed": "syncookies_failed",
-         "tcp_listen_overflow": "listen_overflow"}
+         "tcp_listen_overflow": "listen_overflow",
+         "tcp_syncookies_xdp": "syncookies_xdp", "tcp_syncookies_xdp_asks": "syncookies_xdp_asks",
+         "tcp_syncookies_xdp_lost": "syncookies_xdp_lost"}
 KERNEL = {"TcpExtSyncookiesSent": "syncookies_sent", "TcpExtSyncookiesRecv": "syncookies_recv",
           "TcpExtSyncookiesFailed": "syncookies_failed",
           "TcpExtListenOverflows": "listen_overflow", "TcpExtListenDrops": "listen_drops",
@@ -37,7 +41,10 @@ def counters(path):
     try:
         procs = json.loads(text)["processes"]
         c = procs[0]["counters"] if procs else {}
-        return {ACCEL[k]: int(v) for k, v in c.items() if k in ACCEL}
+        out = {ACCEL[k]: int(v) for k, v in c.items() if k in ACCEL}
+        if out:  # sent by the stack and by its XDP program (sampled each second)
+            out["syncookies_sent"] = out.get("syncookies_stack", 0) + out.get("syncookies_xdp", 0)
+        return out
     except (ValueError, KeyError, IndexError, TypeError):
         pass
     out = {}

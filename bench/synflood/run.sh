@@ -12,14 +12,15 @@
 #
 # The spoofed sources (FIRST..LAST, 10.200.0.100 on) are real-looking: they
 # are addresses of accel-k's veth, so the server's ARP is answered, and an
-# nftables table in accel-k (`synflood`, netdev family: at the veth's
-# ingress, before the IP layer) drops the TCP segments to them, so SYN-ACKs
-# and cookies get no RST back, as from a real spoofed flood. A veth runs
-# the receiving side's processing on the sending CPU: dropped at the ingress
-# hook, the answers to the flood cost the server's CPU little more than
-# sending them on a NIC would (with the IP-layer input hook, the peer's
-# routing, demux and nftables took 20 % of accel's CPU). Both are removed
-# at the end.
+# XDP program on accel-k's veth (sink.bpf.c) drops the TCP segments to
+# them, so SYN-ACKs and cookies get no RST back, as from a real spoofed
+# flood. A veth runs the receiving side's processing on the sending CPU:
+# dropped before the IP layer, the answers to the flood cost the server's
+# CPU little more than sending them on a NIC would (with an IP-layer
+# nftables rule, the peer's routing, demux and nftables took 20 % of
+# accel's CPU). An XDP program there also lets the veth deliver the SYN
+# cookies accel's own XDP program answers with (XDP_TX reaches a veth's
+# peer only through the peer's XDP). Both are removed at the end.
 #
 # Points of each series, in this order, D seconds of wrk each: base (no
 # flood), flood_max (the flood at the sender's maximum, started 1 s before
@@ -78,26 +79,23 @@ bench_tool SYNFLOOD synflood
 
 FLOOD_NET=0
 flood_net_up() {
-    local i
+    local i ip2hex='{ split($1, o, "."); printf "0x%02x%02x%02x%02x", o[1], o[2], o[3], o[4] }'
     FLOOD_NET=1
     for ((i = 100; i < 100 + NSRC; i++)); do
         K ip addr add "10.200.0.$i/32" dev "$VETH_K" || fail "cannot add 10.200.0.$i to $VETH_K"
     done
-    K nft -f - <<NFT || fail "cannot add the nftables table synflood in $NS_K"
-table netdev synflood {
-    chain ingress {
-        type filter hook ingress device $VETH_K priority 0; policy accept;
-        ip daddr $SRC_FIRST-$SRC_LAST meta l4proto tcp counter drop
-    }
-}
-NFT
+    clang -O2 -Wall -Werror -target bpf -I"/usr/include/$(gcc -print-multiarch)" \
+        -DSINK_FIRST="$(awk "$ip2hex" <<<"$SRC_FIRST")" -DSINK_LAST="$(awk "$ip2hex" <<<"$SRC_LAST")" \
+        -c "$HERE/sink.bpf.c" -o "$T/sink.o" || fail "cannot build bench/synflood/sink.bpf.c"
+    K ip link set dev "$VETH_K" xdpdrv obj "$T/sink.o" sec xdp ||
+        fail "cannot attach the sink's XDP program to $VETH_K in $NS_K"
 }
 
 flood_net_down() {
     local i
     ((FLOOD_NET)) || return 0
     FLOOD_NET=0
-    K nft delete table netdev synflood 2>/dev/null
+    K ip link set dev "$VETH_K" xdpdrv off 2>/dev/null
     for ((i = 100; i < 100 + NSRC; i++)); do
         K ip addr del "10.200.0.$i/32" dev "$VETH_K" 2>/dev/null
     done

@@ -18,27 +18,7 @@
 #ifndef ACCEL_XDP_RESET_BPF_H
 #define ACCEL_XDP_RESET_BPF_H
 
-#include <linux/tcp.h>
-
-#define RST_TTL 64
-
-static __always_inline __u16
-csum_fold(__u32 s)
-{
-    s = (s & 0xffff) + (s >> 16);
-    s = (s & 0xffff) + (s >> 16);
-    return (__u16)~s;
-}
-
-static __always_inline void
-swap_mac(struct ethhdr *eth)
-{
-    __u8 t[ETH_ALEN];
-
-    __builtin_memcpy(t, eth->h_dest, ETH_ALEN);
-    __builtin_memcpy(eth->h_dest, eth->h_source, ETH_ALEN);
-    __builtin_memcpy(eth->h_source, t, ETH_ALEN);
-}
+#include "turn.bpf.h"
 
 /* Turn tcp, the header of a segment that occupied len sequence numbers
  * (data, SYN, FIN), into the RST answering it; the checksum is left 0. */
@@ -84,12 +64,7 @@ reset4(struct xdp_md *ctx)
     struct ethhdr *eth = data;
     struct iphdr *ip = (void *)(eth + 1);
     struct tcphdr *tcp = (void *)(ip + 1);
-    struct {
-        __be32 saddr, daddr;
-        __u8 zero, proto;
-        __be16 len;
-    } ph;
-    __u32 addr, l4len, s;
+    __u32 l4len;
     int delta;
 
     if ((void *)(tcp + 1) > end || ip->ihl != 5 ||
@@ -100,26 +75,9 @@ reset4(struct xdp_md *ctx)
     if (l4len < sizeof(*ip) + sizeof(*tcp))
         return XDP_PASS;
     l4len -= sizeof(*ip);
-    swap_mac(eth);
-    addr = ip->saddr;
-    ip->saddr = ip->daddr;
-    ip->daddr = addr;
-    ip->tos = 0;
-    ip->tot_len = bpf_htons(sizeof(*ip) + sizeof(*tcp));
-    ip->id = 0;
-    ip->frag_off = bpf_htons(0x4000); /* DF */
-    ip->ttl = RST_TTL;
-    ip->check = 0;
-    ip->check = csum_fold(bpf_csum_diff(NULL, 0, (__be32 *)ip, sizeof(*ip), 0));
+    turn4(eth, ip, sizeof(*tcp));
     rst_header(tcp, seg_len(tcp, l4len));
-    ph.saddr = ip->saddr;
-    ph.daddr = ip->daddr;
-    ph.zero = 0;
-    ph.proto = IPPROTO_TCP;
-    ph.len = bpf_htons(sizeof(*tcp));
-    s = bpf_csum_diff(NULL, 0, (__be32 *)&ph, sizeof(ph), 0);
-    s = bpf_csum_diff(NULL, 0, (__be32 *)tcp, sizeof(*tcp), s);
-    tcp->check = csum_fold(s);
+    tcp_csum4(ip, tcp, sizeof(*tcp));
     delta =
         (int)(sizeof(*eth) + sizeof(*ip) + sizeof(*tcp)) - (int)(end - data);
     if (delta < 0 && bpf_xdp_adjust_tail(ctx, delta) != 0)
@@ -135,13 +93,7 @@ reset6(struct xdp_md *ctx)
     struct ethhdr *eth = data;
     struct ipv6hdr *ip6 = (void *)(eth + 1);
     struct tcphdr *tcp = (void *)(ip6 + 1);
-    struct {
-        struct in6_addr saddr, daddr;
-        __be32 len;
-        __u8 zero[3], nh;
-    } ph;
-    struct in6_addr addr;
-    __u32 l4len, s;
+    __u32 l4len;
     int delta;
 
     if ((void *)(tcp + 1) > end || ip6->nexthdr != IPPROTO_TCP || tcp->rst)
@@ -152,23 +104,9 @@ reset6(struct xdp_md *ctx)
     l4len = bpf_ntohs(ip6->payload_len);
     if (l4len < sizeof(*tcp))
         return XDP_PASS;
-    swap_mac(eth);
-    addr = ip6->saddr;
-    ip6->saddr = ip6->daddr;
-    ip6->daddr = addr;
-    /* version 6, traffic class and flow label 0 */
-    *(__be32 *)ip6 = bpf_htonl(0x60000000);
-    ip6->payload_len = bpf_htons(sizeof(*tcp));
-    ip6->hop_limit = RST_TTL;
+    turn6(eth, ip6, sizeof(*tcp));
     rst_header(tcp, seg_len(tcp, l4len));
-    ph.saddr = ip6->saddr;
-    ph.daddr = ip6->daddr;
-    ph.len = bpf_htonl(sizeof(*tcp));
-    ph.zero[0] = ph.zero[1] = ph.zero[2] = 0;
-    ph.nh = IPPROTO_TCP;
-    s = bpf_csum_diff(NULL, 0, (__be32 *)&ph, sizeof(ph), 0);
-    s = bpf_csum_diff(NULL, 0, (__be32 *)tcp, sizeof(*tcp), s);
-    tcp->check = csum_fold(s);
+    tcp_csum6(ip6, tcp, sizeof(*tcp));
     delta =
         (int)(sizeof(*eth) + sizeof(*ip6) + sizeof(*tcp)) - (int)(end - data);
     if (delta < 0 && bpf_xdp_adjust_tail(ctx, delta) != 0)

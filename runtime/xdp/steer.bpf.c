@@ -19,6 +19,8 @@
  * broadcast and multicast only as UDP to a port it serves, ARP only as
  * the reply to a request of the stack's (accel_arp); ICMP echo, IGMP, ARP
  * requests and everything else stay with the kernel.
+ * A SYN to a listener of the stack's whose backlog is full is answered
+ * here with the stack's SYN cookie (synck.bpf.h) while the stack asks.
  * A TCP segment to the stack's own IPv4 or IPv6 address that finds no XSK
  * on its queue (the process serving it is gone) is answered with the RST
  * Linux would send (reset.bpf.h).
@@ -51,8 +53,10 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
-#include "reset.bpf.h"
 #include "steer.h"
+
+#include "reset.bpf.h"
+#include "synck.bpf.h"
 
 struct {
     __uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -174,6 +178,12 @@ steer_shared4(struct xdp_md *ctx)
             return XDP_PASS;
         if (!served4(ip->protocol, ip->saddr, l4[1], l4[0]))
             return XDP_PASS;
+        if (ip->protocol == IPPROTO_TCP) {
+            int act = synck4(ctx);
+
+            if (act >= 0)
+                return act;
+        }
     } else if (ip->protocol == IPPROTO_ICMP) {
         const struct icmphdr_min {
             __u8 type, code;
@@ -279,6 +289,12 @@ steer_shared6(struct xdp_md *ctx)
     if (ip6->nexthdr == IPPROTO_TCP || ip6->nexthdr == IPPROTO_UDP) {
         if (!served6(ip6->nexthdr, &ip6->saddr, l4[1], l4[0]))
             return XDP_PASS;
+        if (ip6->nexthdr == IPPROTO_TCP) {
+            int act = synck6(ctx);
+
+            if (act >= 0)
+                return act;
+        }
     } else if (ip6->nexthdr == IPPROTO_ICMPV6) {
         const struct icmp6hdr *ic = (const void *)l4;
         const struct ipv6hdr *in = (const void *)(ic + 1);
@@ -351,6 +367,17 @@ steer_ip6(struct xdp_md *ctx)
     if (tkind == NULL || (*tkind & ACCEL_DST6_OWN) == 0)
         return XDP_PASS;
 take:
+    if (own && ip6->nexthdr == IPPROTO_TCP) {
+        act = synck6(ctx);
+        if (act >= 0)
+            return act;
+        /* synck6 may have reloaded the frame's pointers */
+        data = (void *)(long)ctx->data;
+        end = (void *)(long)ctx->data_end;
+        ip6 = data + sizeof(struct ethhdr);
+        if ((void *)(ip6 + 1) > end)
+            return XDP_PASS;
+    }
     act = bpf_redirect_map(&xsks_map, q, XDP_PASS);
     /* No XSK on the queue: no process serves the address any more. */
     if (act != XDP_REDIRECT && own && ip6->nexthdr == IPPROTO_TCP)
@@ -384,6 +411,11 @@ accel_steer(struct xdp_md *ctx)
         if (accel_shared)
             return d == accel_ip ? steer_shared4(ctx) : steer_shared_bcast(ctx);
         own_tcp4 = d == accel_ip && ip->protocol == IPPROTO_TCP;
+        if (own_tcp4) {
+            act = synck4(ctx);
+            if (act >= 0)
+                return act;
+        }
     } else if (eth->h_proto == bpf_htons(ETH_P_ARP)) {
         struct arp_ipv4 *a = (void *)(eth + 1);
 

@@ -80,4 +80,22 @@ struct accel_flow6_key {
 #define ACCEL_ND_MAP "accel_nd"
 #define ACCEL_ND_MAX 1024
 
+/* Hash map: a listener whose SYNs the program answers with SYN cookies
+ * (synck.bpf.h) until the deadline, as the stack would with its backlog
+ * full; key the local port (network order), value below. The stack asks
+ * for it while SYNs find the backlog full (runtime/xdpsynck.c). */
+#define ACCEL_SYNCK_MAP "accel_synck"
+#define ACCEL_SYNCK_MAX 256
+struct accel_synck {
+    __u64 until_ns;   /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
+    __u64 key[2];     /* the ISN's secret (stack/isn.c) */
+    __u16 mss4, mss6; /* the SYN-ACK's MSS option per family */
+    __u16 wnd;        /* its window, host order */
+    __u8 wscale;      /* its window scale option */
+    __u8 pad;
+};
+
+/* Per-CPU array of one __u64: the SYN cookies the program sent. */
+#define ACCEL_SYNCK_SENT_MAP "accel_synck_n"
+
 #endif /* ACCEL_RT_XDP_STEER_H */

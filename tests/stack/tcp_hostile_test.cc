@@ -498,6 +498,75 @@ TEST_F(Cookies, client_completes_handshake_with_cookie)
     EXPECT_EQ(got, 2u * 1448) << "two full segments at once";
 }
 
+// While a listener is flooded, accel's XDP program answers SYNs with the
+// stack's cookies itself (runtime/xdp/synck.bpf.h), so a SYN reusing the
+// port pair of a connection in TIME-WAIT never reaches the stack to end it
+// (patch 0003): the client's ACK of the cookie must (patch 0041), and the
+// listener makes the connection from it. The cookie of a second SYN on the
+// same 4-tuple in the same minute with the same MSS is the first's moved
+// by the difference of the SYNs' sequence numbers (stack/stk_synck.h), so
+// the test knows the one the XDP program would have sent.
+TEST_F(Cookies, cookie_ack_ends_time_wait)
+{
+    listen_on();
+    flood(50);
+    Pkt sa = syn_from(40001, 5000, false);
+    ASSERT_EQ(sa.flags, SYN | ACK);
+    TcpSeg ack;
+    ack.sport = 40001;
+    ack.dport = 8080;
+    ack.seq = 5001;
+    ack.ack = sa.seq + 1;
+    ack.flags = ACK;
+    inject_tcp(ack);
+    ASSERT_EQ(base_stats.tcp_syncookies_recv, 1u);
+    stk_sock *c = nullptr;
+    ASSERT_EQ(stk_sock_accept(l_, &c, nullptr, nullptr), 0);
+
+    // The stack closes first; the peer ACKs its FIN and sends its own.
+    stk_sock_close(c);
+    Pkt fin = one();
+    ASSERT_TRUE(fin.flags & FIN);
+    TcpSeg f;
+    f.sport = 40001;
+    f.dport = 8080;
+    f.seq = 5001;
+    f.ack = fin.seq + 1;
+    f.flags = FIN | ACK;
+    inject_tcp(f);
+    Pkt last = one();
+    ASSERT_EQ(last.flags, ACK);
+    ASSERT_EQ(last.ack, 5002u);
+
+    // The new connection's SYN (seq 9000) went to the XDP program; its
+    // ACK comes to the stack, where the old pair is in TIME-WAIT.
+    uint32_t cookie = sa.seq + (9000u - 5000u);
+    TcpSeg ack2;
+    ack2.sport = 40001;
+    ack2.dport = 8080;
+    ack2.seq = 9001;
+    ack2.ack = cookie + 1;
+    ack2.flags = ACK | PSH;
+    ack2.payload = pattern(20);
+    inject_tcp(ack2);
+    EXPECT_EQ(base_stats.tcp_syncookies_recv, 2u) << "made from the cookie";
+    stk_sock *c2 = nullptr;
+    ASSERT_EQ(stk_sock_accept(l_, &c2, nullptr, nullptr), 0);
+    socks_.push_back(c2);
+    Bytes in;
+    ASSERT_EQ(recv_bytes(c2, &in, 100), 20);
+    EXPECT_EQ(in, pattern(20));
+
+    // A wrong cookie on a TIME-WAIT pair stays the old connection's: no
+    // connection, nothing accepted.
+    TcpSeg bad = ack2;
+    bad.sport = 40002;
+    bad.ack = cookie + 77;
+    bad.payload.clear();
+    inject_tcp(bad);
+    EXPECT_EQ(base_stats.tcp_syncookies_recv, 2u);
+}
+
 // A forged ACK with a wrong cookie is answered with a RST and makes no
 // connection; so is any ACK when no cookie went out recently.
 TEST_F(Cookies, bad_cookie_is_reset)
