@@ -1,7 +1,7 @@
 /*
  * SYN cookies in the XDP program (runtime/xdp/synck.bpf.h): the stack's
  * link op syn_cookies lands here while a listener's SYNs find its backlog
- * full, at most once a second per listener. The listener's port goes into
+ * full, at most every 100 ms per listener. The listener's port goes into
  * the program's accel_synck map with a deadline a second on, the ISN's
  * secret, and the SYN-ACK's MSS, window and scale, and until then the
  * program answers its SYNs itself, as the stack would. When the deadline
@@ -14,7 +14,10 @@
  * xdp_tx_errors. So the interface's ethtool counters are read at each ask:
  * when the transmit errors grew by at least half the cookies the program
  * sent since the last ask, its answers are being lost, the entry goes, and
- * this process leaves the cookies to the stack (one warning).
+ * this process leaves the cookies to the stack (one warning). Until
+ * cookies were seen to leave, an ask is a probe of 50 ms, not a second:
+ * where they are lost, only the SYNs of those 50 ms wait for their
+ * clients' retransmission.
  *
  * Only the port's owner with the program's fd asks (root or CAP_BPF, no
  * broker: accel-broker does not take this map); ACCEL_XDP_SYNCOOKIES=0
@@ -47,15 +50,19 @@
 #include "stk.h"
 #include "xdp/steer.h"
 
-/* How long the program answers after an ask (the stack asks again at
- * most this often: stack/syncookie.c XDP_ASK_NS). */
+/* How long the program answers after an ask (the stack asks again when
+ * SYNs reach it past this: stack/syncookie.c XDP_ASK_NS), and after the first
+ * asks, until some of its cookies were seen to leave (a probe: were they
+ * lost, the clients behind them resend their SYNs after 1 s). */
 #define SYNCK_ARM_NS 1100000000ull
+#define SYNCK_PROBE_NS 50000000ull
 
 /* -1: not looked for yet; -2: not there (or given up). */
 static int synck_fd = -1, sent_fd = -1;
 static uint64_t sent_last;  /* accel_synck_n's total at the last sample */
 static uint64_t txerr_last; /* the interface's XDP_TX errors then */
 static bool txerr_known;
+static bool tx_works; /* cookies left and the transmit errors did not grow */
 
 static uint64_t
 mono_ns(void)
@@ -65,6 +72,9 @@ mono_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &ts); /* bpf_ktime_get_ns's clock */
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+
+static uint64_t sent_total(void);
+static bool xdp_tx_errors(uint64_t *out);
 
 static bool
 maps(void)
@@ -83,6 +93,10 @@ maps(void)
             if (sent_fd >= 0)
                 close(sent_fd);
             synck_fd = sent_fd = -2;
+        } else {
+            /* the program's counts so far are earlier processes' */
+            sent_last = sent_total();
+            txerr_known = xdp_tx_errors(&txerr_last);
         }
     }
     return synck_fd >= 0;
@@ -178,6 +192,8 @@ sample(void)
     sent_last = sent;
     if (have && txerr_known && d_sent > 0 && err - txerr_last >= d_sent / 2)
         lost = true;
+    else if (d_sent > 0 && (txerr_known || !have))
+        tx_works = true;
     txerr_last = err;
     txerr_known = have;
     return lost;
@@ -186,11 +202,8 @@ sample(void)
 void
 rt__xdp_synck_arm(const struct stk_synck_arm *a)
 {
-    struct accel_synck v = {.until_ns = mono_ns() + SYNCK_ARM_NS,
-                            .mss4 = a->mss4,
-                            .mss6 = a->mss6,
-                            .wnd = a->wnd,
-                            .wscale = a->wscale};
+    struct accel_synck v = {
+        .mss4 = a->mss4, .mss6 = a->mss6, .wnd = a->wnd, .wscale = a->wscale};
     uint16_t port = htons(a->port);
     int rc;
 
@@ -209,6 +222,7 @@ rt__xdp_synck_arm(const struct stk_synck_arm *a)
         synck_fd = sent_fd = -2;
         return;
     }
+    v.until_ns = mono_ns() + (tx_works ? SYNCK_ARM_NS : SYNCK_PROBE_NS);
     memcpy(v.key, a->key, sizeof(v.key));
     rc = bpf_map_update_elem(synck_fd, &port, &v, BPF_ANY);
     if (rc != 0)

@@ -69,7 +69,7 @@ struct stk_link_ops {
     /** Optional: a listener's SYNs find its backlog full and are being
      *  answered with SYN cookies; the port may answer the next ones
      *  itself for a while (an XDP program: runtime/xdpsynck.c). Called at
-     *  most once a second per listener while the flood lasts. */
+     *  most every 100 ms per listener while the flood lasts. */
     void (*syn_cookies)(void *ctx, const struct stk_synck_arm *a);
 };
 

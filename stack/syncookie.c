@@ -41,10 +41,11 @@
 
 #define COOKIE_AGE_MAX 2u /* minutes (MAX_SYNCOOKIE_AGE) */
 #define COOKIE_RECENT_NS (120ull * 1000000000ull)
-/* The XDP program answers a flooded listener's SYNs for this long after
- * the stack asked it to (link op syn_cookies); asked again at most this
- * often while SYNs still reach a full backlog. */
-#define XDP_ASK_NS 1000000000ull
+/* The port is asked to answer a flooded listener's SYNs (link op
+ * syn_cookies) at most this often while SYNs still reach a full backlog
+ * (it answers for a second after each ask; 50 ms until it knows its
+ * answers reach the wire). */
+#define XDP_ASK_NS 100000000ull
 
 /* The last cookie any listener sent (0: none yet). */
 static uint64_t last_cookie_ns;
