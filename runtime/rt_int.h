@@ -210,6 +210,13 @@ struct stk_synck_arm;
 /** The stack's link op syn_cookies: the program answers a's port for a
  *  second (stack lock held). */
 void rt__xdp_synck_arm(const struct stk_synck_arm *a);
+/** Find the program's maps now (fork children inherit them, also those
+ *  that give up privileges): false when they cannot be reached (said
+ *  once). */
+bool rt__xdp_synck_open(void);
+/** The program answered port (host order) within two minutes, for any
+ *  process (a negative answer is kept 10 ms). */
+bool rt__xdp_synck_seen(uint16_t port);
 /** Count the program's last cookies and let go of its maps (exit). */
 void rt__xdp_synck_close(void);
 /** Keep fd open until the steering entry of f goes (its pcb is freed);

@@ -480,6 +480,13 @@ synck_arm(void *ctx, const struct stk_synck_arm *a)
     rt__xdp_synck_arm(a);
 }
 
+static bool
+synck_seen(void *ctx, uint16_t port)
+{
+    (void)ctx;
+    return rt__xdp_synck_seen(port);
+}
+
 /* ACCEL_IP6 and ACCEL_GATEWAY6 on the netif (stack lock held). */
 static int
 start_ip6(void)
@@ -529,9 +536,12 @@ start_stack(struct stk_netif_cfg *nc)
     }
     /* The port's owner on an af_xdp port with accel's program (a joined
      * process, or one served by the broker, cannot reach its maps). */
-    if (rt__port.is_xdp && base_cfg.xdp_steer && base_cfg.vdev[0] == '\0' &&
-        !rt__broker_active && !rt__remote)
+    if (rt__port.is_xdp && base_cfg.xdp_steer && base_cfg.xdp_syncookies &&
+        base_cfg.vdev[0] == '\0' && !rt__broker_active && !rt__remote &&
+        rt__xdp_synck_open()) {
         nc->link.syn_cookies = synck_arm;
+        nc->link.syn_cookies_seen = synck_seen;
+    }
     rc = rt__impair_start();
     if (rc != 0)
         return rc;

@@ -20,10 +20,14 @@
  * clients' retransmission.
  *
  * Only the port's owner with the program's fd asks (root or CAP_BPF, no
- * broker: accel-broker does not take this map); ACCEL_XDP_SYNCOOKIES=0
- * turns it off. The cookies the program sent are counted per CPU in
- * accel_synck_n, for the whole interface, and added to the counter
- * tcp_syncookies_xdp at each ask and at exit.
+ * broker: accel-broker does not take this map); the maps are found at
+ * start, so fork children (nginx's workers, after they give up root)
+ * have them. A process of the family whose own listener never overflowed
+ * still takes the ACK of a cookie the program sent for another: it asks
+ * the map (rt__xdp_synck_seen). ACCEL_XDP_SYNCOOKIES=0 turns it off. The
+ * cookies the program sent are counted per CPU in accel_synck_n, for the whole
+ * interface, and added to the counter tcp_syncookies_xdp at each ask and at
+ * exit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -199,6 +203,34 @@ sample(void)
     return lost;
 }
 
+bool
+rt__xdp_synck_open(void)
+{
+    return maps();
+}
+
+#define SEEN_NS (120ull * 1000000000ull) /* the stack's COOKIE_RECENT_NS */
+#define SEEN_NEG_NS 10000000ull
+
+bool
+rt__xdp_synck_seen(uint16_t port)
+{
+    static uint16_t neg_port;
+    static uint64_t neg_until;
+    struct accel_synck v;
+    uint16_t k = htons(port);
+    uint64_t now = mono_ns();
+
+    if (synck_fd < 0 || (port == neg_port && now < neg_until))
+        return false;
+    if (bpf_map_lookup_elem(synck_fd, &k, &v) == 0 &&
+        now < v.until_ns + SEEN_NS)
+        return true;
+    neg_port = port;
+    neg_until = now + SEEN_NEG_NS;
+    return false;
+}
+
 void
 rt__xdp_synck_arm(const struct stk_synck_arm *a)
 {
@@ -207,7 +239,7 @@ rt__xdp_synck_arm(const struct stk_synck_arm *a)
     uint16_t port = htons(a->port);
     int rc;
 
-    if (!base_cfg.xdp_syncookies || !maps())
+    if (!maps())
         return;
     if (sample()) {
         BASE_WARN("port",

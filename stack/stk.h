@@ -71,6 +71,10 @@ struct stk_link_ops {
      *  itself for a while (an XDP program: runtime/xdpsynck.c). Called at
      *  most every 100 ms per listener while the flood lasts. */
     void (*syn_cookies)(void *ctx, const struct stk_synck_arm *a);
+    /** Optional: the port answered SYNs to port (host order) with
+     *  cookies within two minutes, for this process or another of its
+     *  family (an ACK may carry one). */
+    bool (*syn_cookies_seen)(void *ctx, uint16_t port);
 };
 
 /** Offloads the port performs, so the stack skips the work. */

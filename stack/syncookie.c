@@ -184,6 +184,25 @@ synack_opts(uint8_t *o, uint16_t mss, const struct syn_opts *so, uint32_t tsval)
     return n;
 }
 
+/* Cookies went out for port within two minutes: *last_ns (this
+ * process's) says so, or the port does (link op syn_cookies_seen: another
+ * process of a fork family had the XDP program answer the port, and this
+ * one never saw the SYN); then *last_ns is set, so the port is asked once
+ * per two minutes at most. */
+static bool
+recent(uint64_t *last_ns, uint16_t port)
+{
+    const struct stk_link_ops *l = stk__link();
+    uint64_t now = stk__now_ns();
+
+    if (*last_ns != 0 && now - *last_ns <= COOKIE_RECENT_NS)
+        return true;
+    if (l->syn_cookies_seen == NULL || !l->syn_cookies_seen(l->ctx, port))
+        return false;
+    *last_ns = now;
+    return true;
+}
+
 /* Ask the port to answer lpcb's next SYNs itself (link op syn_cookies):
  * in the XDP program a flood costs neither a trip through the XSK nor the
  * stack. The SYN-ACK it sends is the one stk_tcp_syn_full would. */
@@ -279,8 +298,7 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
     int mssind;
 
     stk__seg_opts_forget(); /* not validated: a new segment for the hook */
-    if (g == NULL || g->cookie_ns == 0 ||
-        stk__now_ns() - g->cookie_ns > COOKIE_RECENT_NS)
+    if (g == NULL || !recent(&g->cookie_ns, lpcb->local_port))
         return 0;
     mssind = cookie_check(hdr, iss, seqno - 1);
     if (mssind < 0) {
@@ -350,8 +368,7 @@ stk_tcp_listen_ack(struct tcp_pcb_listen *lpcb, const struct tcp_hdr *hdr,
 int
 stk_tcp_tw_cookie(const struct tcp_hdr *hdr, uint32_t seqno, uint32_t ackno)
 {
-    if (last_cookie_ns == 0 ||
-        stk__now_ns() - last_cookie_ns > COOKIE_RECENT_NS)
+    if (!recent(&last_cookie_ns, lwip_ntohs(hdr->dest)))
         return 0;
     return cookie_check(hdr, ackno - 1, seqno - 1) >= 0;
 }

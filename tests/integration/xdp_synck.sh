@@ -15,7 +15,10 @@
 #      new connection each, nginx closing first so their port pairs meet
 #      TIME-WAIT: patch 0041) are all served, from cookies the stack
 #      accepted (tcp_syncookies_recv).
-#   2. Without it the program's SYN-ACKs are lost (the veth counts
+#   2. The same with nginx's master and two workers (a fork family: each
+#      worker takes the ACKs of cookies the program sent while another's
+#      listener was the one that overflowed).
+#   3. Without it the program's SYN-ACKs are lost (the veth counts
 #      xdp_tx_errors): the process sees that at its next ask, says so
 #      once, and leaves the cookies to the stack (tcp_syncookies_xdp_lost
 #      1); the clients are still all served.
@@ -69,10 +72,10 @@ clients() {
     echo "$ok" >"$T/$1.ok"
 }
 
-# round TAG: nginx, the flood, the clients in it; nginx stays up.
+# round TAG [CONF]: nginx, the flood, the clients in it; nginx stays up.
 round() {
-    local tag=$1
-    bg_start "ngx-$tag" AX taskset -c 1 nginx -c "$T/ngx.conf" -p "$T/" -e "$T/ngx.error.log"
+    local tag=$1 conf=${2:-$T/ngx.conf}
+    bg_start "ngx-$tag" AX taskset -c 1 nginx -c "$conf" -p "$T/" -e "$T/ngx.error.log"
     SPID=$(bg_pid "ngx-$tag")
     slowwait 30 K curl -sf -m 2 -o /dev/null "http://$AIP/hello" || fail "$tag: nginx does not answer"
     bg_start "flood-$tag" K taskset -c 0 "$SYNFLOOD" -d 12 -r 4000 -b 16 "$VETH_K" "$AMAC" "$AIP:80" "$FIRST-$LAST"
@@ -112,7 +115,19 @@ kill -QUIT "$SPID"
 busywait 20000 dead "$SPID" || fail "nginx did not exit after SIGQUIT"
 bg_stop ngx-xdp QUIT
 
-log "---- 2. no XDP program on the peer's veth: the answers are lost, the stack takes over"
+log "---- 2. nginx with a master and two workers (a fork family)"
+nginx_conf "$T/ngx2.conf" "$AIP:80 backlog=16" "$T" on "listen [$AIP6]:80 backlog=16;"
+sed -i 's/worker_processes 1;/worker_processes 2;/' "$T/ngx2.conf"
+round workers "$T/ngx2.conf"
+check_eq "2: kernel clients served during the flood (of 40, two workers)" "$(cat "$T/workers.ok")" 40
+check "2: a SYN-ACK to a client came from the XDP program" \
+    grep -q 'id 0, offset 0, flags \[DF\]' "$T/workers.synack"
+bg_stop flood-workers INT
+kill -QUIT "$SPID"
+busywait 20000 dead "$SPID" || fail "nginx did not exit after SIGQUIT"
+bg_stop ngx-workers QUIT
+
+log "---- 3. no XDP program on the peer's veth: the answers are lost, the stack takes over"
 sink_off
 # The spoofed sources' answers are dropped at the ingress instead.
 K nft -f - <<NFT || fail "cannot add the nftables sink"
@@ -124,10 +139,10 @@ table netdev synck_sink {
 }
 NFT
 round lost
-check_eq "2: kernel clients served during the flood (of 40)" "$(cat "$T/lost.ok")" 40
-check_eq "2: the loss seen once (tcp_syncookies_xdp_lost)" "$(counter tcp_syncookies_xdp_lost)" 1
-check_ge "2: the stack answered with cookies itself" "$(counter tcp_syncookies_sent)" 1000
-check_eq "2: said once (nginx's stderr is its error log)" \
+check_eq "3: kernel clients served during the flood (of 40)" "$(cat "$T/lost.ok")" 40
+check_eq "3: the loss seen once (tcp_syncookies_xdp_lost)" "$(counter tcp_syncookies_xdp_lost)" 1
+check_ge "3: the stack answered with cookies itself" "$(counter tcp_syncookies_sent)" 1000
+check_eq "3: said once (nginx's stderr is its error log)" \
     "$(cat "$T/ngx-lost.err" "$T/ngx.error.log" | grep -c "SYN cookies do not reach the wire")" 1
 bg_stop flood-lost INT
 kill -QUIT "$SPID"
