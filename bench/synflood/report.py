@@ -91,14 +91,16 @@ def write_md(path, meta, points, v):
           "* Flood: `bench/synflood/synflood.c` on accel-k's veth (AF_PACKET, sendmmsg "
           "batches of 64): SYNs like Linux's (MSS, SACK permitted, timestamps, window scale), "
           "random source port, ISN and TSval, sources %s (addresses of accel-k's veth, so ARP "
-          "is answered; an nftables rule in accel-k drops TCP to them, so no RST answers a "
-          "SYN-ACK). It starts 1 s before wrk and stops after it." % meta["sources"],
+          "is answered; an XDP program on accel-k's veth, bench/synflood/sink.bpf.c, drops "
+          "TCP to them, so no RST answers a SYN-ACK). It starts 1 s before wrk and stops "
+          "after it." % meta["sources"],
           "* Kernel: net.ipv4.tcp_syncookies=%s, tcp_max_syn_backlog=%s, somaxconn=%s in "
           "accel-a; nginx's listen backlog 511 (its default)." % (
               meta.get("kernel_syncookies"), meta.get("kernel_max_syn_backlog"),
               meta.get("kernel_somaxconn")),
-          "* accel: env `%s`; SYN cookies when the listener's backlog fills with handshakes "
-          "(docs/DESIGN.md 7b)." % meta.get("accel_env"),
+          "* accel: env `%s`; SYN cookies when the listener's backlog fills with handshakes, "
+          "answered by accel's XDP program while it stays full (docs/DESIGN.md 7b)." %
+          meta.get("accel_env"),
           "* %s s of wrk per point; points in order: base (no flood), flood_max (the sender "
           "as fast as it goes), flood_rate (%s), after (no flood, right after)." % (
               meta["duration_s"], "%s frames/s" % meta["rate"] if meta["rate"] != "0"
@@ -128,7 +130,13 @@ def write_md(path, meta, points, v):
                       fmt(p["counters"].get("reqq_full_drop"), "%d")) for p in pts) + "."]
         else:
             L += ["", "accel counters: `accel-stat --json` before and after each point "
-                  "(tcp_syncookies_*, tcp_listen_overflow)."]
+                  "(tcp_syncookies_*, tcp_listen_overflow); cookies sent are the stack's and "
+                  "its XDP program's (the latter counted at each of the stack's asks, so a "
+                  "point may hold some of the one before); per point, XDP's share: " +
+                  "; ".join("%s: %s of %s, %s asks" % (
+                      p["point"], fmt(p["counters"].get("syncookies_xdp"), "%d"),
+                      fmt(p["counters"].get("syncookies_sent"), "%d"),
+                      fmt(p["counters"].get("syncookies_xdp_asks"), "%d")) for p in pts) + "."]
         L.append("")
     failed = [p for p in points if not p["ok"]]
     if failed:
