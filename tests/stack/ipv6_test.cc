@@ -9,6 +9,8 @@
 
 #include <cstring>
 
+#include <map>
+
 #include "harness.h"
 
 extern "C" {
@@ -590,6 +592,69 @@ TEST_F(Ip6, packet_too_big_with_data_held_back)
     EXPECT_EQ(d, want);
     for (const Pkt &x : v)
         EXPECT_LE(x.payload.size(), (size_t)(1280 - 60 - 12));
+}
+
+// A segment built at the old MSS and sent as IPv6 fragments after a
+// packet-too-big is the same segment when it is retransmitted: ip6_frag
+// moved the payload of each pbuf of a chain as it fragmented it and never
+// put it back, so the retransmission of a chained segment ran off its
+// chain (a NULL dereference) or sent shifted bytes (lwIP patch 0040; found
+// by tests/fuzz). The segment is made a chain as tcp_write makes one: data
+// held back by Nagle, the room left in its pbuf given up by a first
+// packet-too-big, then more data appended as a pbuf of its own.
+TEST_F(Ip6, fragmented_segment_is_the_same_when_retransmitted)
+{
+    Conn c = open_v6_ts();
+    ASSERT_EQ(send_bytes(c.s, pattern(100)), 100);
+    std::vector<Pkt> first = drain();
+    ASSERT_EQ(first.size(), 1u);
+    ASSERT_EQ(send_bytes(c.s, pattern(600, 1)), 600); // held: 100 unacked
+    EXPECT_TRUE(drain().empty());
+    inject_too_big(c.sport, first[0].seq, 1400);
+    drain();
+    ASSERT_EQ(send_bytes(c.s, pattern(700, 2)), 700); // a second pbuf
+    inject_too_big(c.sport, first[0].seq, 1280);
+    drain();
+    Bytes want = pattern(600, 1), more = pattern(700, 2);
+    want.insert(want.end(), more.begin(), more.end());
+
+    // The TCP payload of the fragmented segments in txq_, reassembled.
+    auto reassemble = [](int *nfrag) {
+        std::map<size_t, Bytes> parts;
+        *nfrag = 0;
+        while (!txq_.empty()) {
+            Bytes f = txq_.front();
+            txq_.pop_front();
+            if (f.size() < 14 + 48 || f[12] != 0x86 || f[13] != 0xdd ||
+                f[14 + 6] != 44)
+                continue;
+            size_t plen = (size_t)(f[14 + 4] << 8 | f[14 + 5]);
+            size_t off = (size_t)((f[14 + 42] << 8 | f[14 + 43]) & 0xfff8);
+            parts[off] = Bytes(f.begin() + 14 + 48, f.begin() + 14 + 40 + plen);
+            (*nfrag)++;
+        }
+        Bytes seg;
+        for (auto &p : parts) {
+            if (p.first != seg.size())
+                return Bytes();
+            seg.insert(seg.end(), p.second.begin(), p.second.end());
+        }
+        if (seg.size() < 20)
+            return Bytes();
+        size_t hl = (size_t)(seg[12] >> 4) * 4;
+        return Bytes(seg.begin() + (long)hl, seg.end());
+    };
+    c.rcv += 100;
+    peer_ack(c);
+    int n1 = 0, n2 = 0;
+    Bytes sent = reassemble(&n1);
+    EXPECT_GE(n1, 2) << "sent as fragments";
+    EXPECT_EQ(sent, want);
+    advance(1500); // the RTO: the segment again, fragmented again
+    Bytes again = reassemble(&n2);
+    EXPECT_GE(n2, 2) << "retransmitted as fragments";
+    EXPECT_EQ(again, want) << "the retransmission carries the same bytes";
+    EXPECT_EQ(stk_test_asserts(), 0);
 }
 
 TEST_F(Ip6, port_unreachable_refuses_a_connect)
